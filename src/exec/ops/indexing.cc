@@ -1,0 +1,8 @@
+// Indexing op family. (Rows added as the family's kernels land.)
+#include "npugap/exec/op_table.h"
+
+namespace npugap::exec {
+
+std::span<const OpRow> IndexingOps() { return {}; }
+
+}  // namespace npugap::exec

@@ -1,0 +1,8 @@
+// Reduction op family. (Rows added as the family's kernels land.)
+#include "npugap/exec/op_table.h"
+
+namespace npugap::exec {
+
+std::span<const OpRow> ReductionOps() { return {}; }
+
+}  // namespace npugap::exec

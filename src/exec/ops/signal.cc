@@ -1,0 +1,8 @@
+// Signal op family. (Rows added as the family's kernels land.)
+#include "npugap/exec/op_table.h"
+
+namespace npugap::exec {
+
+std::span<const OpRow> SignalOps() { return {}; }
+
+}  // namespace npugap::exec
