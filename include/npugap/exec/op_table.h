@@ -49,7 +49,7 @@ class OpTable {
 };
 
 // Highest ai.onnx opset npugap accepts (that of the linked libonnx) and the lowest.
-constexpr int64_t kMinSupportedOpset = 7;
+constexpr int64_t kMinSupportedOpset = 1;
 constexpr int64_t kMaxSupportedOpset = 17;
 
 }  // namespace npugap::exec

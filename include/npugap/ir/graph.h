@@ -109,6 +109,7 @@ struct Model {
   int64_t ir_version = 0;
   std::string producer;
   std::string path;  // the file it was loaded from, for messages
+  std::vector<std::string> warnings;  // import problems that did not stop the import
 
   int64_t DefaultOpset() const;  // opset of the ai.onnx domain
 };
