@@ -1,1 +1,40 @@
-// in progress
+#include "cli/common.h"
+
+#include <iostream>
+
+#include "npugap/exec/parallel.h"
+#include "npugap/onnx/import.h"
+
+namespace npugap::cli {
+
+void AddModelOptions(CLI::App& cmd, ModelOptions& options) {
+  cmd.add_option("model", options.model_path, "ONNX model file")->required();
+  cmd.add_option("--shape", options.shapes, "bind an input's shape, NAME=1x3x224x224 (repeatable)");
+  cmd.add_option("--batch", options.batch, "bind every input's leading symbolic dim to N");
+}
+
+void AddThreadsOption(CLI::App& cmd, int& threads) {
+  threads = exec::DefaultNumThreads();
+  cmd.add_option("--threads", threads, "worker threads (default: cores)")->check(CLI::PositiveNumber);
+}
+
+Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options) {
+  onnx_import::ImportOptions import;
+  for (const auto& text : options.shapes) {
+    NPUGAP_ASSIGN_OR_RETURN(auto binding, onnx_import::ParseShapeBinding(text));
+    import.input_shapes.push_back(std::move(binding));
+  }
+  if (options.batch != 0) import.batch = options.batch;
+  return onnx_import::LoadModel(options.model_path, import);
+}
+
+int ReportError(const Status& status) {
+  std::string message = status.message();
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  std::cerr << "npugap: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+}  // namespace npugap::cli

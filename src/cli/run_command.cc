@@ -1,1 +1,196 @@
-// in progress
+// `npugap run MODEL`: runs the FP32 reference executor and summarises each output.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/common.h"
+#include "npugap/exec/compare.h"
+#include "npugap/exec/executor.h"
+#include "npugap/exec/random_inputs.h"
+#include "npugap/onnx/input_files.h"
+#include "npugap/onnx/io_files.h"
+
+namespace npugap::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  ModelOptions model;
+  std::vector<std::string> inputs;
+  std::string expect_dir;
+  std::string save_dir;
+  uint64_t seed = 0;
+  int repeat = 1;
+  int threads = 1;
+  bool json = false;
+};
+
+struct Summary {
+  double mean = 0, std = 0, min = 0, max = 0;
+  int64_t non_finite = 0;
+  std::vector<double> first;
+};
+
+Summary Summarise(const ir::Tensor& t) {
+  Summary s;
+  if (t.dtype() == ir::DType::kString || t.numel() == 0) return s;
+  double sum = 0, sq = 0;
+  int64_t n = 0;
+  s.min = INFINITY;
+  s.max = -INFINITY;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double v = exec::ElementAsDouble(t, i);
+    if (i < 5) s.first.push_back(v);
+    if (!std::isfinite(v)) {
+      ++s.non_finite;
+      continue;
+    }
+    sum += v;
+    sq += v * v;
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+    ++n;
+  }
+  if (n > 0) {
+    s.mean = sum / static_cast<double>(n);
+    s.std = std::sqrt(std::max(0.0, sq / static_cast<double>(n) - s.mean * s.mean));
+  } else {
+    s.min = s.max = NAN;
+  }
+  return s;
+}
+
+// Output names made safe as file names: anything but [A-Za-z0-9._-] becomes '_'.
+std::string FileSafe(const std::string& name) {
+  std::string s = name.empty() ? "output" : name;
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  if (s[0] == '.') s[0] = '_';
+  return s;
+}
+
+int RunRun(const RunOptions& o) {
+  auto model = LoadModelWithOptions(o.model);
+  if (!model.ok()) return ReportError(model.status());
+  const ir::Graph& g = model->graph;
+  auto executor = exec::Executor::Create(*model, {o.threads});
+  if (!executor.ok()) return ReportError(executor.status());
+  auto inputs = o.inputs.empty() ? exec::RandomInputs(g, o.seed) : onnx_import::LoadInputFiles(g, o.inputs);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  std::vector<ir::Tensor> expected;
+  if (!o.expect_dir.empty()) {
+    auto e = onnx_import::ReadTensorProtoDir(o.expect_dir, "output");
+    if (!e.ok()) return ReportError(e.status());
+    if (e->size() != g.outputs.size()) {
+      return ReportError(Status::InvalidArgument(fmt::format("{}: {} output_K.pb files but the model has {} outputs",
+                                                             o.expect_dir, e->size(), g.outputs.size())));
+    }
+    expected = std::move(e).value();
+  }
+
+  std::vector<double> times_ms;
+  std::vector<ir::Tensor> outputs;
+  for (int r = 0; r < o.repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = executor->Run(*inputs);
+    const auto stop = std::chrono::steady_clock::now();
+    if (!result.ok()) return ReportError(result.status().WithContext(model->path));
+    times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    outputs = std::move(result).value();
+  }
+  // Median of runs 2..K: the first run pays one-time costs (primitive creation, weight packing).
+  std::vector<double> timed(times_ms.size() > 1 ? times_ms.begin() + 1 : times_ms.begin(), times_ms.end());
+  std::sort(timed.begin(), timed.end());
+  const double elapsed_ms = timed[timed.size() / 2];
+
+  if (!o.save_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.save_dir, ec);
+    if (ec) return ReportError(Status::IoError(fmt::format("{}: {}", o.save_dir, ec.message())));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string path = (fs::path(o.save_dir) / (FileSafe(g.values[static_cast<size_t>(g.outputs[i])].name) + ".npy")).string();
+      if (auto s = onnx_import::WriteNpy(path, outputs[i]); !s.ok()) return ReportError(s);
+    }
+  }
+
+  bool match = true;
+  std::vector<std::string> mismatch_reasons(outputs.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto cmp = exec::CompareTensors(outputs[i], expected[i]);
+    if (!cmp.match) {
+      match = false;
+      mismatch_reasons[i] = cmp.reason;
+    }
+  }
+
+  nlohmann::json j;
+  j["model"] = model->path;
+  j["elapsed_ms"] = elapsed_ms;
+  j["runs_ms"] = times_ms;
+  j["threads"] = o.threads;
+  j["outputs"] = nlohmann::json::array();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const ir::Tensor& t = outputs[i];
+    const Summary s = Summarise(t);
+    nlohmann::json out = {{"name", g.values[static_cast<size_t>(g.outputs[i])].name},
+                          {"dtype", std::string(ir::DTypeName(t.dtype()))},
+                          {"shape", t.shape()},
+                          {"mean", s.mean},
+                          {"std", s.std},
+                          {"min", s.min},
+                          {"max", s.max},
+                          {"non_finite", s.non_finite},
+                          {"first", s.first}};
+    if (!expected.empty()) {
+      out["match"] = mismatch_reasons[i].empty();
+      if (!mismatch_reasons[i].empty()) out["mismatch"] = mismatch_reasons[i];
+    }
+    j["outputs"].push_back(out);
+  }
+  if (!expected.empty()) j["match"] = match;
+
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("model {}  ({} threads)\n", model->path, o.threads);
+    for (const auto& out : j["outputs"]) {
+      std::string first;
+      for (const auto& v : out["first"]) first += fmt::format(" {:.6g}", v.get<double>());
+      std::cout << fmt::format("output {:<20} {}[{}]  mean {:.6g}  std {:.6g}  min {:.6g}  max {:.6g}  first:{}\n",
+                               out["name"].get<std::string>(), out["dtype"].get<std::string>(),
+                               ir::ShapeToString(out["shape"].get<ir::Shape>()), out["mean"].get<double>(),
+                               out["std"].get<double>(), out["min"].get<double>(), out["max"].get<double>(), first);
+      if (out["non_finite"].get<int64_t>() > 0) std::cout << fmt::format("  {} NaN/Inf values\n", out["non_finite"].get<int64_t>());
+      if (out.contains("mismatch")) std::cout << "  MISMATCH: " << out["mismatch"].get<std::string>() << "\n";
+    }
+    std::cout << fmt::format("elapsed {:.3f} ms{}\n", elapsed_ms,
+                             o.repeat > 1 ? fmt::format(" (median of runs 2..{})", o.repeat) : "");
+    if (!expected.empty()) std::cout << (match ? "match: all outputs within rtol 1e-3, atol 1e-7\n" : "match: NO\n");
+  }
+  return match ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+Command AddRunCommand(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "run a model with the FP32 reference executor");
+  AddModelOptions(*cmd, options->model);
+  cmd->add_option("--inputs", options->inputs, "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
+  cmd->add_option("--expect", options->expect_dir, "folder of output_K.pb to compare with (exit 1 on mismatch)");
+  cmd->add_option("--save-outputs", options->save_dir, "write each output as DIR/<name>.npy");
+  cmd->add_option("--seed", options->seed, "seed of the random inputs");
+  cmd->add_option("--repeat", options->repeat, "run K times; elapsed_ms is the median of runs 2..K")
+      ->check(CLI::PositiveNumber);
+  AddThreadsOption(*cmd, options->threads);
+  cmd->add_flag("--json", options->json, "print one JSON object");
+  return {cmd, [options] { return RunRun(*options); }};
+}
+
+}  // namespace npugap::cli

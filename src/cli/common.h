@@ -1,0 +1,44 @@
+// Pieces every subcommand shares: model options, error reporting, exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "npugap/base/status.h"
+#include "npugap/ir/graph.h"
+
+namespace npugap::cli {
+
+// Exit codes of every command.
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;  // a comparison or a gap over its threshold
+constexpr int kExitBadInput = 2;     // bad file, flag, model or unsupported content
+
+struct ModelOptions {
+  std::string model_path;
+  std::vector<std::string> shapes;  // NAME=DIMS
+  int64_t batch = 0;                // 0: not given
+};
+
+// Adds MODEL, --shape and --batch to a subcommand.
+void AddModelOptions(CLI::App& cmd, ModelOptions& options);
+void AddThreadsOption(CLI::App& cmd, int& threads);
+
+Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options);
+
+// Prints "npugap: error: <message>" on one line to stderr and returns kExitBadInput.
+int ReportError(const Status& status);
+
+// Registration of each subcommand: adds it to `app`; `run` is set to its action.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+Command AddInfoCommand(CLI::App& app);
+Command AddRunCommand(CLI::App& app);
+Command AddExampleCommand(CLI::App& app);
+
+}  // namespace npugap::cli
