@@ -3,6 +3,7 @@
 // A case whose model uses an op, dtype or value kind npugap does not implement is "unsupported",
 // never "passed". Prints per-folder counts and writes every non-passing case with its reason.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -35,6 +36,13 @@ CaseResult Classify(const Status& s) {
   return {s.code() == StatusCode::kUnsupported ? Outcome::kUnsupported : Outcome::kFailed, s.message()};
 }
 
+ir::Tensor AsDeclaredBFloat16(const ir::Tensor& t, ir::DType declared) {
+  if (declared != ir::DType::kBFloat16 || t.dtype() != ir::DType::kUInt16) return t;
+  ir::Tensor copy = ir::Tensor::Empty(ir::DType::kBFloat16, t.shape());
+  std::memcpy(copy.raw_data(), t.raw_data(), t.nbytes());
+  return copy;
+}
+
 CaseResult RunCase(const fs::path& dir, int threads) {
   auto model = onnx_import::LoadModel((dir / "model.onnx").string());
   if (!model.ok()) return Classify(model.status());
@@ -57,6 +65,16 @@ CaseResult RunCase(const fs::path& dir, int threads) {
     if (!inputs.ok()) return Classify(inputs.status());
     auto expected = onnx_import::ReadTensorProtoDir(set.string(), "output");
     if (!expected.ok()) return Classify(expected.status());
+    // ONNX 1.12's backend data stores bfloat16 tensors with data_type UINT16 (same bits); read
+    // them as the bfloat16 the model declares.
+    for (size_t i = 0; i < inputs->size() && i < model->graph.inputs.size(); ++i) {
+      const auto& declared = model->graph.values[static_cast<size_t>(model->graph.inputs[i])].type;
+      (*inputs)[i] = AsDeclaredBFloat16((*inputs)[i], declared.dtype);
+    }
+    for (size_t i = 0; i < expected->size() && i < model->graph.outputs.size(); ++i) {
+      const auto& declared = model->graph.values[static_cast<size_t>(model->graph.outputs[i])].type;
+      (*expected)[i] = AsDeclaredBFloat16((*expected)[i], declared.dtype);
+    }
     auto outputs = exec->Run(*inputs);
     if (!outputs.ok()) return Classify(outputs.status());
     if (outputs->size() != expected->size()) {

@@ -1,5 +1,6 @@
 // Control flow: If, Loop, Scan. Bodies run through the executor's SubgraphRunner, in the scope of
 // the calling node, so they can read the enclosing graphs' values by name.
+#include <algorithm>
 #include <cstring>
 
 #include "npugap/exec/op_table.h"
@@ -110,46 +111,107 @@ Status LoopKernel(KernelContext& ctx) {
 
 int64_t NormalizeAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
-// Scan (opset 9+): state variables carried, scan inputs sliced along their axes.
-Status ScanKernel(KernelContext& ctx) {
+struct ScanResult {
+  std::vector<Tensor> states;
+  std::vector<Tensor> scan_outputs;
+};
+
+// One Scan: state variables carried, scan inputs sliced along their axes, scan outputs stacked.
+Expected<ScanResult> RunScan(const KernelContext& ctx, std::vector<Tensor> state,
+                             const std::vector<const Tensor*>& scan_inputs, size_t num_scan_outputs) {
   const ir::Graph* body = ctx.node.GetGraph("body");
   if (!body) return ctx.Error("missing body");
-  const auto num_scan_inputs = static_cast<size_t>(ctx.node.GetInt("num_scan_inputs", 0));
-  if (num_scan_inputs == 0 || num_scan_inputs > ctx.num_inputs()) return ctx.Error("bad num_scan_inputs");
-  const size_t num_state = ctx.num_inputs() - num_scan_inputs;
-  const size_t num_scan_outputs = ctx.num_outputs() - num_state;
-  const auto in_dirs = ctx.node.GetInts("scan_input_directions", std::vector<int64_t>(num_scan_inputs, 0));
+  const size_t num_scan_inputs = scan_inputs.size();
+  // Opset 8 calls input directions "directions"; 9+ "scan_input_directions".
+  const auto in_dirs = ctx.node.GetInts(ctx.opset < 9 ? "directions" : "scan_input_directions",
+                                        std::vector<int64_t>(num_scan_inputs, 0));
   const auto out_dirs = ctx.node.GetInts("scan_output_directions", std::vector<int64_t>(num_scan_outputs, 0));
   const auto in_axes = ctx.node.GetInts("scan_input_axes", std::vector<int64_t>(num_scan_inputs, 0));
   const auto out_axes = ctx.node.GetInts("scan_output_axes", std::vector<int64_t>(num_scan_outputs, 0));
-  std::vector<Tensor> state;
-  for (size_t i = 0; i < num_state; ++i) state.push_back(ctx.input(i));
+  if (in_dirs.size() != num_scan_inputs || in_axes.size() != num_scan_inputs || out_dirs.size() != num_scan_outputs ||
+      out_axes.size() != num_scan_outputs) {
+    return ctx.Error("scan direction / axis attributes do not match the number of scan inputs / outputs");
+  }
   int64_t length = -1;
   std::vector<int64_t> axes(num_scan_inputs);
   for (size_t i = 0; i < num_scan_inputs; ++i) {
-    const Tensor& t = ctx.input(num_state + i);
+    const Tensor& t = *scan_inputs[i];
     axes[i] = NormalizeAxis(in_axes[i], t.rank());
     if (axes[i] < 0 || axes[i] >= t.rank()) return ctx.Error("scan_input_axes out of range");
     if (length >= 0 && t.dim(axes[i]) != length) return ctx.Error("scan inputs have different lengths");
     length = t.dim(axes[i]);
   }
   std::vector<std::vector<Tensor>> scans(num_scan_outputs);
+  const size_t num_state = state.size();
   for (int64_t step = 0; step < length; ++step) {
     std::vector<Tensor> in = state;
     for (size_t i = 0; i < num_scan_inputs; ++i) {
       const int64_t idx = in_dirs[i] ? length - 1 - step : step;
-      in.push_back(SliceAlong(ctx.input(num_state + i), axes[i], idx));
+      in.push_back(SliceAlong(*scan_inputs[i], axes[i], idx));
     }
     NPUGAP_ASSIGN_OR_RETURN(auto out, ctx.subgraphs->Run(*body, in));
     for (size_t i = 0; i < num_state; ++i) state[i] = out[i];
     for (size_t i = 0; i < num_scan_outputs; ++i) scans[i].push_back(out[num_state + i]);
   }
-  for (size_t i = 0; i < num_state; ++i) ctx.outputs[i] = state[i];
+  ScanResult result{std::move(state), {}};
   for (size_t i = 0; i < num_scan_outputs; ++i) {
     if (scans[i].empty()) return ctx.Error("scan over zero steps");
     if (out_dirs[i]) std::reverse(scans[i].begin(), scans[i].end());
     const int64_t axis = NormalizeAxis(out_axes[i], scans[i][0].rank() + 1);
-    NPUGAP_ASSIGN_OR_RETURN(ctx.outputs[num_state + i], StackAlong(scans[i], axis, ctx));
+    NPUGAP_ASSIGN_OR_RETURN(Tensor stacked, StackAlong(scans[i], axis, ctx));
+    result.scan_outputs.push_back(std::move(stacked));
+  }
+  return result;
+}
+
+// Scan 9+: inputs are the initial states then the scan inputs.
+Status ScanKernel(KernelContext& ctx) {
+  const auto num_scan_inputs = static_cast<size_t>(ctx.node.GetInt("num_scan_inputs", 0));
+  if (num_scan_inputs == 0 || num_scan_inputs > ctx.num_inputs()) return ctx.Error("bad num_scan_inputs");
+  const size_t num_state = ctx.num_inputs() - num_scan_inputs;
+  if (ctx.num_outputs() < num_state) return ctx.Error("fewer outputs than state variables");
+  std::vector<Tensor> state;
+  for (size_t i = 0; i < num_state; ++i) state.push_back(ctx.input(i));
+  std::vector<const Tensor*> scan_inputs(ctx.inputs.begin() + static_cast<std::ptrdiff_t>(num_state), ctx.inputs.end());
+  NPUGAP_ASSIGN_OR_RETURN(ScanResult r, RunScan(ctx, std::move(state), scan_inputs, ctx.num_outputs() - num_state));
+  for (size_t i = 0; i < num_state; ++i) ctx.outputs[i] = std::move(r.states[i]);
+  for (size_t i = 0; i < r.scan_outputs.size(); ++i) ctx.outputs[num_state + i] = std::move(r.scan_outputs[i]);
+  return Status::Ok();
+}
+
+// Scan 8: a leading batch axis on every state and scan input (scan axis 1) and an optional
+// sequence_lens input first. Runs the opset-9 scan per batch item and stacks the results.
+Status Scan8Kernel(KernelContext& ctx) {
+  const auto num_scan_inputs = static_cast<size_t>(ctx.node.GetInt("num_scan_inputs", 0));
+  if (ctx.num_inputs() < 1 + num_scan_inputs || num_scan_inputs == 0) return ctx.Error("bad num_scan_inputs");
+  const size_t num_state = ctx.num_inputs() - 1 - num_scan_inputs;
+  const size_t num_scan_outputs = ctx.num_outputs() - num_state;
+  const Tensor& first_scan = ctx.input(1 + num_state);
+  if (first_scan.rank() < 2) return ctx.Error("scan inputs need [batch, sequence, ...] dims");
+  const int64_t batch = first_scan.dim(0);
+  if (ctx.has_input(0)) {
+    const Tensor& lens = ctx.input(0);
+    for (int64_t b = 0; b < lens.numel(); ++b) {
+      if (lens.data<int64_t>()[b] != first_scan.dim(1)) {
+        return Status::Unsupported(ctx.Error("Scan-8 with sequence_lens shorter than the sequence").message());
+      }
+    }
+  }
+  std::vector<std::vector<Tensor>> per_batch(num_state + num_scan_outputs);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> state;
+    for (size_t i = 0; i < num_state; ++i) state.push_back(SliceAlong(ctx.input(1 + i), 0, b));
+    std::vector<Tensor> slices;
+    for (size_t i = 0; i < num_scan_inputs; ++i) slices.push_back(SliceAlong(ctx.input(1 + num_state + i), 0, b));
+    std::vector<const Tensor*> scan_inputs;
+    for (const Tensor& t : slices) scan_inputs.push_back(&t);
+    NPUGAP_ASSIGN_OR_RETURN(ScanResult r, RunScan(ctx, std::move(state), scan_inputs, num_scan_outputs));
+    for (size_t i = 0; i < num_state; ++i) per_batch[i].push_back(std::move(r.states[i]));
+    for (size_t i = 0; i < num_scan_outputs; ++i) per_batch[num_state + i].push_back(std::move(r.scan_outputs[i]));
+  }
+  for (size_t i = 0; i < per_batch.size(); ++i) {
+    if (per_batch[i].empty()) return ctx.Error("Scan-8 over an empty batch");
+    NPUGAP_ASSIGN_OR_RETURN(ctx.outputs[i], StackAlong(per_batch[i], 0, ctx));
   }
   return Status::Ok();
 }
@@ -157,6 +219,7 @@ Status ScanKernel(KernelContext& ctx) {
 constexpr OpRow kRows[] = {
     {"", "If", 1, 17, IfKernel},
     {"", "Loop", 1, 17, LoopKernel},
+    {"", "Scan", 8, 8, Scan8Kernel},
     {"", "Scan", 9, 17, ScanKernel},
 };
 
