@@ -14,7 +14,8 @@ const OpTable& OpTable::Default() {
   static const OpTable table = [] {
     OpTable t;
     for (auto family : {ElementwiseOps(), ActivationOps(), TensorOps(), IndexingOps(), ReductionOps(),
-                        NormalizationOps(), NnOps(), QuantOps(), ControlFlowOps(), RecurrentOps(), LinalgOps(), SignalOps(), DetectionOps()}) {
+                        NormalizationOps(), NnOps(), QuantOps(), ControlFlowOps(), RecurrentOps(), LinalgOps(), SignalOps(), DetectionOps(),
+                        TextOps(), TrainingOps()}) {
       t.rows_.insert(t.rows_.end(), family.begin(), family.end());
     }
     return t;

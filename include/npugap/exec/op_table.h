@@ -34,6 +34,8 @@ std::span<const OpRow> RecurrentOps();
 std::span<const OpRow> LinalgOps();
 std::span<const OpRow> SignalOps();
 std::span<const OpRow> DetectionOps();
+std::span<const OpRow> TextOps();
+std::span<const OpRow> TrainingOps();
 
 class OpTable {
  public:
