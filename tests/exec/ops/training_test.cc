@@ -42,7 +42,7 @@ TEST(TrainingOps, AdamAppliesBiasCorrection) {
   const double v = 0.1 * 0.5, h = 0.001 * 0.25;
   const double r = 0.1 * std::sqrt(1 - 0.999) / (1 - 0.9);
   EXPECT_NEAR((*out)[1].data<float>()[0], v, 1e-7);
-  EXPECT_NEAR((*out)[2].data<float>()[0], h, 1e-9);
+  EXPECT_NEAR((*out)[2].data<float>()[0], h, 1e-4 * h);  // 1 - 0.999f is only float-accurate
   EXPECT_NEAR((*out)[0].data<float>()[0], 1.0 - r * v / (std::sqrt(h) + 1e-6), 1e-5);
 }
 
