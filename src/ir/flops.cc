@@ -11,9 +11,10 @@ std::optional<Shape> StaticShapeOf(const Graph& g, int value) {
   return g.values[static_cast<size_t>(value)].type.StaticShape();
 }
 
-int64_t Product(const Shape& s, size_t from = 0, size_t to = SIZE_MAX) {
+// Product of dims [from, end of shape).
+int64_t Product(const Shape& s, size_t from = 0) {
   int64_t p = 1;
-  for (size_t i = from; i < std::min(to, s.size()); ++i) p *= s[i];
+  for (size_t i = from; i < s.size(); ++i) p *= s[i];
   return p;
 }
 

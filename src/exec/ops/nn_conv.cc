@@ -283,7 +283,7 @@ Status DnnlConv(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, cons
 // float32 convolution: direct depthwise kernel, oneDNN, or the reference loops.
 Status ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
                  const Tensor* z, const Activation& act, Tensor& y) {
-  if (IsDepthwise2d(g) && z == nullptr) {
+  if (IsDepthwise2d(g) && z == nullptr && !getenv("NN_NO_DW")) {
     if (!DepthwiseConv2d(g, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, act, y.data<float>())) {
       return ctx.Error("out of memory");
     }
