@@ -64,23 +64,34 @@ memory::dims ToDims(const ir::Shape& shape) { return memory::dims(shape.begin(),
 memory::format_tag PlainTag(size_t rank) {
   using tag = memory::format_tag;
   switch (rank) {
-    case 1: return tag::a;
-    case 2: return tag::ab;
-    case 3: return tag::abc;
-    case 4: return tag::abcd;
-    case 5: return tag::abcde;
-    case 6: return tag::abcdef;
-    default: return tag::undef;
+    case 1:
+      return tag::a;
+    case 2:
+      return tag::ab;
+    case 3:
+      return tag::abc;
+    case 4:
+      return tag::abcd;
+    case 5:
+      return tag::abcde;
+    case 6:
+      return tag::abcdef;
+    default:
+      return tag::undef;
   }
 }
 
 memory::format_tag Blocked16Tag(size_t rank) {
   using tag = memory::format_tag;
   switch (rank) {
-    case 3: return tag::nCw16c;
-    case 4: return tag::nChw16c;
-    case 5: return tag::nCdhw16c;
-    default: return tag::undef;
+    case 3:
+      return tag::nCw16c;
+    case 4:
+      return tag::nChw16c;
+    case 5:
+      return tag::nCdhw16c;
+    default:
+      return tag::undef;
   }
 }
 
@@ -101,7 +112,8 @@ void* Scratch(int slot, size_t bytes) noexcept {
 
 PackedWeights::~PackedWeights() { g_packed_bytes -= bytes_; }
 
-memory PackedWeights::Get(const ir::Tensor& weights, const memory::desc& user_md, const memory::desc& packed_md) {
+memory PackedWeights::Get(const ir::Tensor& weights, const memory::desc& user_md,
+                          const memory::desc& packed_md) {
   if (user_md == packed_md) return Wrap(user_md, weights.raw_data());
   std::lock_guard<std::mutex> lock(mutex_);
   if (!packed_ || !source_.SharesBufferWith(weights)) {
@@ -130,7 +142,8 @@ Expected<std::shared_ptr<CacheEntry>> GetOrCreate(
   Expected<std::shared_ptr<CacheEntry>> made = make();
   if (!made.ok()) return made.status();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.entries.size() >= kMaxCacheEntries || g_packed_bytes.load() > kMaxPackedBytes) cache.entries.clear();
+  if (cache.entries.size() >= kMaxCacheEntries || g_packed_bytes.load() > kMaxPackedBytes)
+    cache.entries.clear();
   auto [it, inserted] = cache.entries.emplace(std::move(key), made.value());
   return it->second;
 }

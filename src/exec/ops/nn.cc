@@ -20,7 +20,8 @@ bool Window::has_padding() const {
 Expected<Window> ResolveWindow(const KernelContext& ctx, const Shape& x, const std::vector<int64_t>& kernel,
                                bool use_dilations, Rounding rounding) {
   const ir::Node& node = ctx.node;
-  if (x.size() < 3) return ctx.Error("input must have rank >= 3 (N x C x spatial), got " + ir::ShapeToString(x));
+  if (x.size() < 3)
+    return ctx.Error("input must have rank >= 3 (N x C x spatial), got " + ir::ShapeToString(x));
   const int n = static_cast<int>(x.size()) - 2;
   if (n > kMaxSpatial) return Status::Unsupported(ctx.Error("more than 3 spatial axes").message());
   if (kernel.size() != size_t(n)) {
@@ -28,8 +29,8 @@ Expected<Window> ResolveWindow(const KernelContext& ctx, const Shape& x, const s
                      " spatial axes");
   }
   const auto strides = node.GetInts("strides", std::vector<int64_t>(n, 1));
-  const auto dilations = use_dilations ? node.GetInts("dilations", std::vector<int64_t>(n, 1))
-                                       : std::vector<int64_t>(n, 1);
+  const auto dilations =
+      use_dilations ? node.GetInts("dilations", std::vector<int64_t>(n, 1)) : std::vector<int64_t>(n, 1);
   const auto pads = node.GetInts("pads", std::vector<int64_t>(2 * n, 0));
   std::string auto_pad = node.GetString("auto_pad", "NOTSET");
   if (auto_pad.empty()) auto_pad = "NOTSET";
@@ -93,8 +94,8 @@ Expected<ConvGeometry> ResolveConv(const KernelContext& ctx, const Shape& x, con
   g.out_channels = w[0];
   if (g.group < 1) return ctx.Error("group must be positive");
   if (w[1] * g.group != g.in_channels || g.out_channels % g.group != 0) {
-    return ctx.Error("W " + ir::ShapeToString(w) + " does not match X " + ir::ShapeToString(x) + " with group " +
-                     std::to_string(g.group));
+    return ctx.Error("W " + ir::ShapeToString(w) + " does not match X " + ir::ShapeToString(x) +
+                     " with group " + std::to_string(g.group));
   }
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
   const auto kernel_attr = ctx.node.GetInts("kernel_shape");
@@ -130,6 +131,10 @@ Expected<Activation> ParseActivation(const KernelContext& ctx) {
     act.kind = Activation::Kind::kSigmoid;
   } else if (name == "Tanh") {
     act.kind = Activation::Kind::kTanh;
+  } else if (name == "HardSigmoid") {
+    act.kind = Activation::Kind::kHardSigmoid;
+    act.alpha = params.size() > 0 ? params[0] : 0.2f;
+    act.beta = params.size() > 1 ? params[1] : 0.5f;
   } else {
     return Status::Unsupported(ctx.Error("fused activation '" + name + "' not implemented").message());
   }

@@ -71,8 +71,8 @@ Shape ConvOutputShape(const ConvGeometry& g);
 // Padding contributes nothing (for quantized inputs padding holds the zero point). w_offsets
 // may be null (no weight offset). Parallel over (batch, output channel).
 template <typename TX, typename TW, typename Acc, typename TY, typename Finish>
-void ReferenceConv(const ConvGeometry& g, const TX* x, const TW* w, Acc x_offset, const Acc* w_offsets,
-                   TY* y, Finish finish) {
+void ReferenceConv(const ConvGeometry& g, const TX* x, const TW* w, Acc x_offset, const Acc* w_offsets, TY* y,
+                   Finish finish) {
   const Window& win = g.window;
   const int64_t cg = g.in_per_group(), mg = g.out_per_group();
   const int64_t in_size = win.in_size(), out_size = win.out_size(), k_size = win.kernel_size();
@@ -100,7 +100,8 @@ void ReferenceConv(const ConvGeometry& g, const TX* x, const TW* w, Acc x_offset
                     const int64_t iw = ow * win.stride[2] - win.pad_begin[2] + kw * win.dilation[2];
                     if (iw < 0 || iw >= win.in[2]) continue;
                     const Acc xv = static_cast<Acc>(xc[(id * win.in[1] + ih) * win.in[2] + iw]) - x_offset;
-                    const Acc wv = static_cast<Acc>(wc[(kd * win.kernel[1] + kh) * win.kernel[2] + kw]) - w_off;
+                    const Acc wv =
+                        static_cast<Acc>(wc[(kd * win.kernel[1] + kh) * win.kernel[2] + kw]) - w_off;
                     acc += xv * wv;
                   }
                 }
@@ -116,13 +117,13 @@ void ReferenceConv(const ConvGeometry& g, const TX* x, const TW* w, Acc x_offset
 
 // Shapes of a numpy-style (batched, broadcasting) matrix product A x B.
 struct MatMulShape {
-  Shape out;               // Y's shape (1-D operands' added dims removed again)
-  Shape batch_shape;       // broadcast batch dims
-  Shape a_batch_padded;    // A's batch dims left-padded with 1 to batch_shape's rank
+  Shape out;             // Y's shape (1-D operands' added dims removed again)
+  Shape batch_shape;     // broadcast batch dims
+  Shape a_batch_padded;  // A's batch dims left-padded with 1 to batch_shape's rank
   Shape b_batch_padded;
   int64_t m = 0, k = 0, n = 0;
-  int64_t batch = 1;       // product of batch_shape
-  bool b_is_matrix = true;  // B has no batch dims other than 1
+  int64_t batch = 1;               // product of batch_shape
+  bool b_is_matrix = true;         // B has no batch dims other than 1
   std::vector<int64_t> a_offsets;  // per batch index: element offset of its A / B matrix
   std::vector<int64_t> b_offsets;
 };
@@ -130,26 +131,36 @@ Expected<MatMulShape> ResolveMatMul(const KernelContext& ctx, const Shape& a, co
 
 // An activation fused into a convolution (com.microsoft FusedConv's "activation" attribute).
 struct Activation {
-  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh };
+  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kHardSigmoid };
   Kind kind = Kind::kNone;
-  float alpha = 0;  // LeakyRelu slope, Clip minimum
-  float beta = 0;   // Clip maximum
+  float alpha = 0;  // LeakyRelu slope, Clip minimum, HardSigmoid slope
+  float beta = 0;   // Clip maximum, HardSigmoid offset
 
   template <typename T>
   T Apply(T v) const {
     switch (kind) {
-      case Kind::kNone: return v;
-      case Kind::kRelu: return v > T(0) ? v : T(0);
-      case Kind::kLeakyRelu: return v >= T(0) ? v : v * T(alpha);
-      case Kind::kClip: return v < T(alpha) ? T(alpha) : (v > T(beta) ? T(beta) : v);
-      case Kind::kSigmoid: return T(1) / (T(1) + std::exp(-v));
-      case Kind::kTanh: return std::tanh(v);
+      case Kind::kNone:
+        return v;
+      case Kind::kRelu:
+        return v > T(0) ? v : T(0);
+      case Kind::kLeakyRelu:
+        return v >= T(0) ? v : v * T(alpha);
+      case Kind::kClip:
+        return v < T(alpha) ? T(alpha) : (v > T(beta) ? T(beta) : v);
+      case Kind::kSigmoid:
+        return T(1) / (T(1) + std::exp(-v));
+      case Kind::kTanh:
+        return std::tanh(v);
+      case Kind::kHardSigmoid: {
+        const T h = T(alpha) * v + T(beta);
+        return h < T(0) ? T(0) : (h > T(1) ? T(1) : h);
+      }
     }
     return v;
   }
 };
 
-// Reads "activation" / "activation_params" (Relu, LeakyRelu, Clip, Sigmoid, Tanh).
+// Reads "activation" / "activation_params" (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid).
 Expected<Activation> ParseActivation(const KernelContext& ctx);
 
 // float16 / bfloat16 <-> float32 copies, for kernels that compute 16-bit types in float32.

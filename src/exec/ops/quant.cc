@@ -33,10 +33,14 @@ bool IsQuantType(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
 // Reads element i of an 8/32-bit integer tensor as int32.
 int32_t IntAt(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DType::kUInt8: return t.data<uint8_t>()[i];
-    case DType::kInt8: return t.data<int8_t>()[i];
-    case DType::kInt32: return t.data<int32_t>()[i];
-    default: return 0;
+    case DType::kUInt8:
+      return t.data<uint8_t>()[i];
+    case DType::kInt8:
+      return t.data<int8_t>()[i];
+    case DType::kInt32:
+      return t.data<int32_t>()[i];
+    default:
+      return 0;
   }
 }
 
@@ -92,7 +96,8 @@ Status QuantizeLinear(KernelContext& ctx) {
     ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const int64_t p = (i / ap.inner) % ap.count;
-        const float xv = x.dtype() == DType::kFloat32 ? x.data<float>()[i] : static_cast<float>(x.data<int32_t>()[i]);
+        const float xv =
+            x.dtype() == DType::kFloat32 ? x.data<float>()[i] : static_cast<float>(x.data<int32_t>()[i]);
         const float q = std::nearbyint(xv / sd[p]) + (zd ? static_cast<float>(zd[p]) : 0.f);
         yd[i] = Saturate<T>(q);
       }
@@ -207,7 +212,8 @@ Status IntegerMatMul(const KernelContext& ctx, const nn::MatMulShape& s, const T
         const int32_t av = IntAt(a, a_base + kk) - a_off;
         if (av == 0) continue;
         for (int64_t j = 0; j < s.n; ++j) {
-          row[static_cast<size_t>(j)] += av * (IntAt(b, b_base + kk * s.n + j) - b_off[static_cast<size_t>(j)]);
+          row[static_cast<size_t>(j)] +=
+              av * (IntAt(b, b_base + kk * s.n + j) - b_off[static_cast<size_t>(j)]);
         }
       }
       for (int64_t j = 0; j < s.n; ++j) emit(batch, i, j, row[static_cast<size_t>(j)]);
@@ -231,9 +237,9 @@ Status MatMulInteger(KernelContext& ctx) {
   NPUGAP_ASSIGN_OR_RETURN(nn::MatMulShape s, nn::ResolveMatMul(ctx, a.shape(), b.shape()));
   NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(DType::kInt32, s.out));
   int32_t* yd = y.data<int32_t>();
-  NPUGAP_RETURN_IF_ERROR(IntegerMatMul(ctx, s, a, b, a_zp, b_zp, [&](int64_t batch, int64_t i, int64_t j, int32_t acc) {
-    yd[(batch * s.m + i) * s.n + j] = acc;
-  }));
+  NPUGAP_RETURN_IF_ERROR(IntegerMatMul(
+      ctx, s, a, b, a_zp, b_zp,
+      [&](int64_t batch, int64_t i, int64_t j, int32_t acc) { yd[(batch * s.m + i) * s.n + j] = acc; }));
   ctx.outputs[0] = std::move(y);
   return Status::Ok();
 }
@@ -241,7 +247,8 @@ Status MatMulInteger(KernelContext& ctx) {
 // Checks that a scale is float32 and a zero point an 8-bit type, both with 1 or `lines` values.
 Status CheckQuantParam(const KernelContext& ctx, const Tensor& scale, const Tensor* zp, const char* name) {
   if (scale.dtype() != DType::kFloat32) return ctx.Error(std::string(name) + "_scale must be float32");
-  if (zp && !IsQuantType(zp->dtype())) return ctx.Error(std::string(name) + "_zero_point must be int8 or uint8");
+  if (zp && !IsQuantType(zp->dtype()))
+    return ctx.Error(std::string(name) + "_zero_point must be int8 or uint8");
   return Status::Ok();
 }
 
@@ -250,7 +257,8 @@ Status CheckQuantParam(const KernelContext& ctx, const Tensor& scale, const Tens
 // those of b per column; the float multiplier is formed first, as ONNX Runtime does.
 Status QLinearMatMul(KernelContext& ctx) {
   for (size_t i = 0; i < 8; ++i) {
-    if (!ctx.has_input(i)) return ctx.Error("needs 8 inputs (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)");
+    if (!ctx.has_input(i))
+      return ctx.Error("needs 8 inputs (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)");
   }
   const Tensor &a = ctx.input(0), &a_scale = ctx.input(1), &a_zp = ctx.input(2);
   const Tensor &b = ctx.input(3), &b_scale = ctx.input(4), &b_zp = ctx.input(5);
@@ -274,7 +282,8 @@ Status QLinearMatMul(KernelContext& ctx) {
                                b_scale.data<float>()[ParamIndex(bs, s.n, batch, j)] /
                                y_scale.data<float>()[ParamIndex(ys, s.m, batch, i)];
       const float zero = static_cast<float>(IntAt(y_zp, ParamIndex(yz, s.m, batch, i)));
-      yd[(batch * s.m + i) * s.n + j] = Saturate<T>(std::nearbyint(static_cast<float>(acc) * multiplier) + zero);
+      yd[(batch * s.m + i) * s.n + j] =
+          Saturate<T>(std::nearbyint(static_cast<float>(acc) * multiplier) + zero);
     });
   });
   NPUGAP_RETURN_IF_ERROR(st);
@@ -367,7 +376,8 @@ Status QLinearConv(KernelContext& ctx) {
   std::vector<float> multiplier(static_cast<size_t>(m_count));
   for (int64_t m = 0; m < m_count; ++m) {
     multiplier[static_cast<size_t>(m)] = x_scale.data<float>()[0] *
-                                         w_scale.data<float>()[w_scale.numel() == 1 ? 0 : m] / y_scale.data<float>()[0];
+                                         w_scale.data<float>()[w_scale.numel() == 1 ? 0 : m] /
+                                         y_scale.data<float>()[0];
   }
   const float zero = static_cast<float>(IntAt(y_zp, 0));
   NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(y_zp.dtype(), nn::ConvOutputShape(c.g)));
