@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -28,6 +29,15 @@ struct RunOptions {
   int repeat = 1;
   int threads = 1;
   bool json = false;
+  bool profile = false;
+};
+
+// Time per op type over one run, measured between observer calls (so each node's share includes
+// freeing its dead inputs). Sorted by total time, largest first.
+struct OpTypeTime {
+  std::string op_type;
+  int64_t count = 0;
+  double ms = 0;
 };
 
 struct Summary {
@@ -96,9 +106,29 @@ int RunRun(const RunOptions& o) {
 
   std::vector<double> times_ms;
   std::vector<ir::Tensor> outputs;
+  std::map<std::string, OpTypeTime> profile;
+  std::vector<OpTypeTime> node_times;  // op_type holds "name (op type)"
   for (int r = 0; r < o.repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = executor->Run(*inputs);
+    // The last run is profiled when asked (the first pays one-time costs).
+    const bool profiled = o.profile && r == o.repeat - 1;
+    auto last = start;
+    exec::NodeObserver observer;
+    if (profiled) {
+      profile.clear();
+      node_times.clear();
+      observer = [&](const ir::Node& node, const std::vector<ir::Tensor>&) {
+        const auto now = std::chrono::steady_clock::now();
+        OpTypeTime& t = profile[node.op_type];
+        t.op_type = node.op_type;
+        ++t.count;
+        const double ms = std::chrono::duration<double, std::milli>(now - last).count();
+        t.ms += ms;
+        node_times.push_back({node.name + " (" + node.op_type + ")", 1, ms});
+        last = now;
+      };
+    }
+    auto result = executor->Run(*inputs, observer);
     const auto stop = std::chrono::steady_clock::now();
     if (!result.ok()) return ReportError(result.status().WithContext(model->path));
     times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
@@ -154,6 +184,17 @@ int RunRun(const RunOptions& o) {
     j["outputs"].push_back(out);
   }
   if (!expected.empty()) j["match"] = match;
+  std::vector<OpTypeTime> by_time;
+  for (auto& [name, t] : profile) by_time.push_back(t);
+  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+  std::sort(node_times.begin(), node_times.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+  if (node_times.size() > 10) node_times.resize(10);
+  if (o.profile) {
+    j["profile"] = nlohmann::json::array();
+    for (const auto& t : by_time) j["profile"].push_back({{"op_type", t.op_type}, {"count", t.count}, {"ms", t.ms}});
+    j["slowest_nodes"] = nlohmann::json::array();
+    for (const auto& t : node_times) j["slowest_nodes"].push_back({{"node", t.op_type}, {"ms", t.ms}});
+  }
 
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -171,6 +212,12 @@ int RunRun(const RunOptions& o) {
     }
     std::cout << fmt::format("elapsed {:.3f} ms{}\n", elapsed_ms,
                              o.repeat > 1 ? fmt::format(" (median of runs 2..{})", o.repeat) : "");
+    if (o.profile) {
+      std::cout << "profile of the last run (time between node completions):\n";
+      for (const auto& t : by_time) std::cout << fmt::format("  {:<24} {:>5} nodes {:>10.3f} ms\n", t.op_type, t.count, t.ms);
+      std::cout << "slowest nodes:\n";
+      for (const auto& t : node_times) std::cout << fmt::format("  {:<50} {:>10.3f} ms\n", t.op_type, t.ms);
+    }
     if (!expected.empty()) std::cout << (match ? "match: all outputs within rtol 1e-3, atol 1e-7\n" : "match: NO\n");
   }
   return match ? kExitOk : kExitCheckFailed;
@@ -189,6 +236,7 @@ Command AddRunCommand(CLI::App& app) {
   cmd->add_option("--repeat", options->repeat, "run K times; elapsed_ms is the median of runs 2..K")
       ->check(CLI::PositiveNumber);
   AddThreadsOption(*cmd, options->threads);
+  cmd->add_flag("--profile", options->profile, "time per op type over the last run");
   cmd->add_flag("--json", options->json, "print one JSON object");
   return {cmd, [options] { return RunRun(*options); }};
 }

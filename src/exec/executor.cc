@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "npugap/exec/fusion.h"
 #include "npugap/exec/parallel.h"
 
 namespace npugap::exec {
@@ -59,8 +60,7 @@ class Frame final : public SubgraphRunner {
     const bool keep_all = HasSubgraphs(g);
 
     for (const ir::Node& node : g.nodes) {
-      KernelContext ctx{node};
-      ctx.opset = OpsetOf(node.domain);
+      KernelContext ctx{node, OpsetOf(node.domain), {}, {}};
       ctx.num_threads = exec_.options_.num_threads;
       ctx.subgraphs = this;
       ctx.inputs.reserve(node.inputs.size());
@@ -162,7 +162,15 @@ Status Executor::Resolve(const ir::Graph& graph) {
 Expected<Executor> Executor::Create(const ir::Model& model, ExecutorOptions options) {
   if (options.num_threads <= 0) options.num_threads = DefaultNumThreads();
   Executor exec(model, options);
-  NPUGAP_RETURN_IF_ERROR(exec.Resolve(model.graph).WithContext(model.path));
+  if (options.fuse) {
+    // Kernels must exist for the original nodes too, so errors name what the user wrote.
+    NPUGAP_RETURN_IF_ERROR(exec.Resolve(model.graph).WithContext(model.path));
+    exec.kernels_.clear();
+    NPUGAP_ASSIGN_OR_RETURN(ir::Model fused, FuseForExecution(model));
+    exec.rewritten_ = std::make_shared<const ir::Model>(std::move(fused));
+    exec.model_ = exec.rewritten_.get();
+  }
+  NPUGAP_RETURN_IF_ERROR(exec.Resolve(exec.model_->graph).WithContext(model.path));
   return exec;
 }
 

@@ -1,5 +1,7 @@
 #include "npugap/ir/tensor.h"
 
+#include "npugap/ir/buffer_pool.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -9,14 +11,7 @@
 namespace npugap::ir {
 namespace {
 
-constexpr size_t kAlignment = 64;  // cache line; also what AVX-512 loads like
-
-std::shared_ptr<std::byte[]> AllocateAligned(size_t bytes) {
-  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  if (p == nullptr) return nullptr;
-  return {static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); }};
-}
+std::shared_ptr<std::byte[]> AllocateAligned(size_t bytes) { return AllocateBuffer(bytes); }
 
 }  // namespace
 

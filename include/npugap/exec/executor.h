@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace npugap::exec {
 
 struct ExecutorOptions {
   int num_threads = 0;  // 0: DefaultNumThreads()
+  // Run a rewritten copy of the model (constants folded, Conv + Add + activation fused; see
+  // fusion.h). Off when every original node must be observed, as the precision analysis does.
+  bool fuse = true;
 };
 
 // Called after each node of the main graph with its outputs (undefined for omitted ones).
@@ -30,6 +34,7 @@ class Executor {
   Expected<std::vector<ir::Tensor>> Run(const std::vector<ir::Tensor>& inputs,
                                         const NodeObserver& observer = nullptr) const;
 
+  // The model that runs: the rewritten copy when options.fuse, else the caller's model.
   const ir::Model& model() const { return *model_; }
 
  private:
@@ -37,6 +42,7 @@ class Executor {
   Executor(const ir::Model& model, ExecutorOptions options) : model_(&model), options_(options) {}
   Status Resolve(const ir::Graph& graph);
 
+  std::shared_ptr<const ir::Model> rewritten_;  // owns the fused copy; model_ points into it
   const ir::Model* model_;
   ExecutorOptions options_;
   std::unordered_map<const ir::Node*, KernelFn> kernels_;
