@@ -2,6 +2,8 @@
 // Rows start at the op's first opset: opset 1 versions only differ by a `consumed_inputs`
 // attribute (an allocation hint without effect on the result). float16 / bfloat16 are computed in float32
 // (WithHalf); the math functions are those of the C++ library in the input's precision.
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -22,7 +24,48 @@ namespace {
     });                                     \
   }
 
-NPUGAP_FLOAT_UNARY(Exp, std::exp(x))
+// Exp, Erf and Tanh on float32 arrays call glibc's vector math library (libmvec, at most 4 ulp
+// from the correctly rounded result) 8 lanes at a time: std::erf one value at a time was 15% of
+// vit_b_16's run time.
+extern "C" {
+__m256 _ZGVdN8v_expf(__m256);
+__m256 _ZGVdN8v_erff(__m256);
+__m256 _ZGVdN8v_tanhf(__m256);
+}
+
+template <__m256 (*Vector)(__m256), float (*Scalar)(float), typename Op>
+Status MapFloatUnaryVectorised(KernelContext& ctx, Op op) {
+  if (!ctx.has_input(0) || ctx.input(0).dtype() != DType::kFloat32) return MapFloatUnary(ctx, op);
+  const Tensor& x = ctx.input(0);
+  NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(DType::kFloat32, x.shape()));
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  ParallelFor(x.numel(), kGrain, [&](int64_t begin, int64_t end) {
+    int64_t i = begin;
+    for (; i + 8 <= end; i += 8) _mm256_storeu_ps(out + i, Vector(_mm256_loadu_ps(in + i)));
+    for (; i < end; ++i) out[i] = Scalar(in[i]);
+  });
+  ctx.outputs[0] = std::move(y);
+  return Status::Ok();
+}
+
+float ScalarExp(float v) { return std::exp(v); }
+float ScalarErf(float v) { return std::erf(v); }
+float ScalarTanh(float v) { return std::tanh(v); }
+
+#define NPUGAP_VECTOR_UNARY(name, vector, expr)                                  \
+  Status name##Kernel(KernelContext& ctx) {                                      \
+    return MapFloatUnaryVectorised<vector, Scalar##name>(ctx, [](auto x) {       \
+      using T = decltype(x);                                                     \
+      (void)sizeof(T);                                                           \
+      return expr;                                                               \
+    });                                                                          \
+  }
+NPUGAP_VECTOR_UNARY(Exp, _ZGVdN8v_expf, std::exp(x))
+NPUGAP_VECTOR_UNARY(Erf, _ZGVdN8v_erff, std::erf(x))
+NPUGAP_VECTOR_UNARY(Tanh, _ZGVdN8v_tanhf, std::tanh(x))
+#undef NPUGAP_VECTOR_UNARY
+
 NPUGAP_FLOAT_UNARY(Log, std::log(x))
 NPUGAP_FLOAT_UNARY(Sqrt, std::sqrt(x))
 NPUGAP_FLOAT_UNARY(Reciprocal, T(1) / x)
@@ -30,7 +73,6 @@ NPUGAP_FLOAT_UNARY(Floor, std::floor(x))
 NPUGAP_FLOAT_UNARY(Ceil, std::ceil(x))
 // Halves round to even: nearbyint in the default rounding mode (std::round would go away from 0).
 NPUGAP_FLOAT_UNARY(Round, std::nearbyint(x))
-NPUGAP_FLOAT_UNARY(Erf, std::erf(x))
 NPUGAP_FLOAT_UNARY(Sin, std::sin(x))
 NPUGAP_FLOAT_UNARY(Cos, std::cos(x))
 NPUGAP_FLOAT_UNARY(Tan, std::tan(x))
@@ -42,7 +84,6 @@ NPUGAP_FLOAT_UNARY(Cosh, std::cosh(x))
 NPUGAP_FLOAT_UNARY(Asinh, std::asinh(x))
 NPUGAP_FLOAT_UNARY(Acosh, std::acosh(x))
 NPUGAP_FLOAT_UNARY(Atanh, std::atanh(x))
-NPUGAP_FLOAT_UNARY(Tanh, std::tanh(x))
 
 #undef NPUGAP_FLOAT_UNARY
 
