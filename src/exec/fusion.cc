@@ -170,6 +170,77 @@ bool FuseConvAt(Graph& g, size_t c, int64_t opset, std::vector<bool>& removed, F
   return true;
 }
 
+bool IsRank4Float(const Graph& g, int value) {
+  if (value == ir::kNoValue) return false;
+  const ir::ValueType& t = g.values[static_cast<size_t>(value)].type;
+  return t.dtype == ir::DType::kFloat32 && t.dims && t.dims->size() == 4;
+}
+
+bool IsConv2d(const Graph& g, const Node& n) {
+  const bool conv = (n.op_type == "Conv" && n.domain.empty()) ||
+                    (n.op_type == "FusedConv" && n.domain == "com.microsoft");
+  return conv && n.outputs.size() == 1 && !n.inputs.empty() && IsRank4Float(g, n.inputs[0]) &&
+         IsRank4Float(g, n.outputs[0]);
+}
+
+// Values that can stay blocked: made by a 2-D convolution, read only by 2-D convolutions as X or
+// Z, not a graph output. A convolution's Z and Y must then agree (its sum is elementwise).
+std::vector<bool> BlockableValues(const Graph& g) {
+  std::vector<bool> blocked(g.values.size(), false);
+  for (const Node& n : g.nodes) {
+    if (!IsConv2d(g, n)) continue;
+    const int out = n.outputs[0];
+    const ir::Value& v = g.values[static_cast<size_t>(out)];
+    if (v.is_graph_output || v.consumers.empty()) continue;
+    bool ok = true;
+    for (int c : v.consumers) {
+      const Node& consumer = g.nodes[static_cast<size_t>(c)];
+      if (!IsConv2d(g, consumer)) ok = false;
+      for (size_t i = 0; ok && i < consumer.inputs.size(); ++i) {
+        if (consumer.inputs[i] == out && i != 0 && i != 3) ok = false;
+      }
+    }
+    blocked[static_cast<size_t>(out)] = ok;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Node& n : g.nodes) {
+      if (!IsConv2d(g, n) || n.inputs.size() < 4 || n.inputs[3] == ir::kNoValue) continue;
+      const size_t z = static_cast<size_t>(n.inputs[3]), y = static_cast<size_t>(n.outputs[0]);
+      if (blocked[z] != blocked[y]) {
+        blocked[z] = blocked[y] = false;
+        changed = true;
+      }
+    }
+  }
+  return blocked;
+}
+
+void SetFlag(Node& n, const char* name) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInt;
+  a.i = 1;
+  n.attributes[name] = a;
+}
+
+// Marks which convolution inputs and outputs are kept in oneDNN's nChw16c layout.
+int MarkBlockedLayouts(Graph& g) {
+  const std::vector<bool> blocked = BlockableValues(g);
+  int count = 0;
+  for (Node& n : g.nodes) {
+    if (!IsConv2d(g, n)) continue;
+    if (blocked[static_cast<size_t>(n.inputs[0])]) SetFlag(n, kBlockedXAttr);
+    if (n.inputs.size() > 3 && n.inputs[3] != ir::kNoValue && blocked[static_cast<size_t>(n.inputs[3])]) {
+      SetFlag(n, kBlockedZAttr);
+    }
+    if (blocked[static_cast<size_t>(n.outputs[0])]) {
+      SetFlag(n, kBlockedYAttr);
+      ++count;
+    }
+  }
+  return count;
+}
+
 }  // namespace
 
 Expected<ir::Model> FuseForExecution(const ir::Model& model, FusionStats* stats_out) {
@@ -190,6 +261,7 @@ Expected<ir::Model> FuseForExecution(const ir::Model& model, FusionStats* stats_
     }
     g.nodes = std::move(kept);
     g.RebuildLinks();
+    stats.blocked_values = MarkBlockedLayouts(g);
     if (stats.convs_fused > 0 && !fused.opsets.count("com.microsoft")) fused.opsets["com.microsoft"] = 1;
   }
   if (stats_out) *stats_out = stats;

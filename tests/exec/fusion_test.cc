@@ -108,4 +108,56 @@ TEST(FusionTest, FusedRunMatchesUnfusedRun) {
   EXPECT_EQ(hi, 0.5f);
 }
 
+// A chain of convolutions with 24 channels (padded to 32 when blocked), a residual sum and a
+// depthwise convolution: a -> b = Relu(Conv(a) + a) -> c = Conv_dw(b) -> y = Conv(c) (output).
+ModelBuilder ChainModel() {
+  ModelBuilder b;
+  b.Input("x", {-1, 24, 7, 7}).Output("y", {-1, 24, 7, 7});
+  b.FloatInitializer("wa", {24, 24, 3, 3}, Ramp(24 * 24 * 9, 0.1f));
+  b.FloatInitializer("wb", {24, 24, 3, 3}, Ramp(24 * 24 * 9, 0.07f));
+  b.FloatInitializer("wc", {24, 1, 3, 3}, Ramp(24 * 9, 0.3f));
+  b.FloatInitializer("wy", {24, 24, 1, 1}, Ramp(24 * 24, 0.2f));
+  b.Node("Conv", {"x", "wa"}, {"ca"}, "conv_a").Node("Relu", {"ca"}, {"a"}, "relu_a");
+  b.Node("Conv", {"a", "wb"}, {"cb"}, "conv_b").Node("Add", {"cb", "a"}, {"sb"}, "add_b");
+  b.Node("Relu", {"sb"}, {"rb"}, "relu_b");
+  b.Node("Conv", {"rb", "wc"}, {"c"}, "conv_c").Node("Conv", {"c", "wy"}, {"y"}, "conv_y");
+  for (int n : {0, 2, 5}) AddPads(b.proto(), n);
+  auto* group = b.proto().mutable_graph()->mutable_node(5)->add_attribute();
+  group->set_name("group");
+  group->set_type(onnx::AttributeProto::INT);
+  group->set_i(24);
+  return b;
+}
+
+TEST(FusionTest, ConvolutionChainsStayBlockedAndMatchTheUnfusedRun) {
+  const ir::Model m = Load(ChainModel());
+  FusionStats stats;
+  auto fused = FuseForExecution(m, &stats);
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_EQ(stats.convs_fused, 2);
+  EXPECT_EQ(stats.blocked_values, 3);  // a, rb and c; y is a graph output
+  const auto& nodes = fused->graph.nodes;
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_EQ(nodes[0].GetInt(kBlockedXAttr, 0), 0);  // x is a graph input
+  EXPECT_EQ(nodes[0].GetInt(kBlockedYAttr, 0), 1);
+  EXPECT_EQ(nodes[1].GetInt(kBlockedXAttr, 0), 1);
+  EXPECT_EQ(nodes[1].GetInt(kBlockedZAttr, 0), 1);
+  EXPECT_EQ(nodes[3].GetInt(kBlockedYAttr, 0), 0);
+
+  auto fast = Executor::Create(m, {1, true});
+  auto plain = Executor::Create(m, {1, false});
+  ASSERT_TRUE(fast.ok() && plain.ok());
+  for (int64_t batch : {1, 3}) {
+    const ir::Tensor x = ir::Tensor::FromVector<float>({batch, 24, 7, 7}, Ramp(static_cast<size_t>(batch) * 24 * 49, 1.f));
+    auto a = fast->Run({x});
+    auto b = plain->Run({x});
+    ASSERT_TRUE(a.ok() && b.ok()) << a.status().message() << b.status().message();
+    ASSERT_EQ((*a)[0].shape(), (ir::Shape{batch, 24, 7, 7}));
+    for (int64_t i = 0; i < (*a)[0].numel(); ++i) {
+      const float want = (*b)[0].data<float>()[i];
+      EXPECT_NEAR((*a)[0].data<float>()[i], want, 1e-4f * (1.f + std::fabs(want))) << "at " << i;
+    }
+  }
+}
+
 }  // namespace npugap::exec

@@ -9,6 +9,11 @@
 //    constant bounds, Sigmoid, Tanh, HardSigmoid. Z must certainly have the Conv output's shape
 //    (same static sizes or symbols, no broadcasting) and every absorbed intermediate must have
 //    one consumer and not be a graph output.
+//  - Chains of 2-D convolutions keep their activations in oneDNN's blocked nChw16c layout
+//    (channels padded to 16) instead of reordering from and to NCHW around every convolution,
+//    as ONNX Runtime's NCHWc transformer does. A value stays blocked when a convolution makes
+//    it and only convolutions read it (as X or Z); the node attributes below say which inputs
+//    and outputs are blocked, and such a tensor has the shape [N, ceil(C/16), H, W, 16].
 #pragma once
 
 #include "npugap/base/status.h"
@@ -16,10 +21,16 @@
 
 namespace npugap::exec {
 
+// Node attributes set on Conv / FusedConv nodes whose X, Z or Y tensor is blocked.
+inline constexpr const char* kBlockedXAttr = "_npugap_blocked_x";
+inline constexpr const char* kBlockedZAttr = "_npugap_blocked_z";
+inline constexpr const char* kBlockedYAttr = "_npugap_blocked_y";
+
 struct FusionStats {
   int constants_folded = 0;
   int convs_fused = 0;        // FusedConv nodes written
   int nodes_absorbed = 0;     // Add / activation nodes folded into them
+  int blocked_values = 0;     // convolution outputs kept in nChw16c
 };
 
 // The rewritten model (tensors shared with `model`). Graphs with If / Loop / Scan subgraphs
