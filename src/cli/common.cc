@@ -28,6 +28,16 @@ Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options) {
   return onnx_import::LoadModel(options.model_path, import);
 }
 
+void AddTargetOption(CLI::App& cmd, TargetOptions& options) {
+  cmd.add_option("--target", options.spec,
+                 "target profile: a built-in name (npugap targets) or a profile .json (default " +
+                     std::string(target::kDefaultTarget) + ")");
+}
+
+Expected<target::Target> LoadTargetWithOptions(const TargetOptions& options) {
+  return target::LoadTarget(options.spec);
+}
+
 int ReportError(const Status& status) {
   std::string message = status.message();
   for (char& c : message) {

@@ -9,6 +9,7 @@
 
 #include "npugap/base/status.h"
 #include "npugap/ir/graph.h"
+#include "npugap/target/target.h"
 
 namespace npugap::cli {
 
@@ -29,6 +30,14 @@ void AddThreadsOption(CLI::App& cmd, int& threads);
 
 Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options);
 
+// --target NAME|FILE for commands that predict for a target; loaded after parsing, like the model.
+struct TargetOptions {
+  std::string spec{target::kDefaultTarget};
+};
+void AddTargetOption(CLI::App& cmd, TargetOptions& options);
+// The profile's warnings (unknown keys) stay in Target::warnings for the command to print.
+Expected<target::Target> LoadTargetWithOptions(const TargetOptions& options);
+
 // Prints "npugap: error: <message>" on one line to stderr and returns kExitBadInput.
 int ReportError(const Status& status);
 
@@ -40,5 +49,6 @@ struct Command {
 Command AddInfoCommand(CLI::App& app);
 Command AddRunCommand(CLI::App& app);
 Command AddExampleCommand(CLI::App& app);
+Command AddTargetsCommand(CLI::App& app);
 
 }  // namespace npugap::cli

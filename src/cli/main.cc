@@ -8,7 +8,8 @@ int main(int argc, char** argv) {
   CLI::App app{"npugap — predict the gaps between a model on your dev box and on an Ascend NPU"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "npugap 0.1.0");
-  std::vector<Command> commands = {AddInfoCommand(app), AddRunCommand(app), AddExampleCommand(app)};
+  std::vector<Command> commands = {AddInfoCommand(app), AddRunCommand(app), AddExampleCommand(app),
+                                   AddTargetsCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -30,6 +30,7 @@ struct RunOptions {
   int threads = 1;
   bool json = false;
   bool profile = false;
+  bool no_fusion = false;
 };
 
 // Time per op type over one run, measured between observer calls (so each node's share includes
@@ -89,7 +90,7 @@ int RunRun(const RunOptions& o) {
   auto model = LoadModelWithOptions(o.model);
   if (!model.ok()) return ReportError(model.status());
   const ir::Graph& g = model->graph;
-  auto executor = exec::Executor::Create(*model, {o.threads});
+  auto executor = exec::Executor::Create(*model, {o.threads, !o.no_fusion});
   if (!executor.ok()) return ReportError(executor.status());
   auto inputs = o.inputs.empty() ? exec::RandomInputs(g, o.seed) : onnx_import::LoadInputFiles(g, o.inputs);
   if (!inputs.ok()) return ReportError(inputs.status());
@@ -237,6 +238,8 @@ Command AddRunCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   AddThreadsOption(*cmd, options->threads);
   cmd->add_flag("--profile", options->profile, "time per op type over the last run");
+  cmd->add_flag("--no-fusion", options->no_fusion,
+                "run every node as written (no constant folding, Conv fusion or blocked layouts)");
   cmd->add_flag("--json", options->json, "print one JSON object");
   return {cmd, [options] { return RunRun(*options); }};
 }

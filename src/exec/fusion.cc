@@ -105,6 +105,73 @@ bool SameShape(const Graph& g, int a, int b) {
   return true;
 }
 
+// A float32 initializer of `n` elements, or null.
+const ir::Tensor* FloatInitializer(const Graph& g, int value, int64_t n) {
+  if (value == ir::kNoValue) return nullptr;
+  const ir::Tensor* t = g.Initializer(value);
+  return t && t->dtype() == ir::DType::kFloat32 && t->numel() == n ? t : nullptr;
+}
+
+int AddInitializer(Graph& g, const std::string& base, ir::Tensor t) {
+  std::string name = base;
+  for (int k = 1; g.FindValue(name) >= 0; ++k) name = base + "_" + std::to_string(k);
+  ir::Value v;
+  v.name = name;
+  v.type.dtype = t.dtype();
+  std::vector<ir::Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(ir::Dim::Static(d));
+  v.type.dims = dims;
+  v.is_initializer = true;
+  const int id = g.AddValue(std::move(v));
+  g.initializers[id] = std::move(t);
+  return id;
+}
+
+// Conv -> BatchNormalization (inference form, constant parameters) becomes one Conv with
+// W' = W * s and B' = (B - mean) * s + beta, s = scale / sqrt(var + epsilon), computed in double.
+bool FoldBatchNormAt(Graph& g, size_t c, int64_t opset, std::vector<bool>& removed) {
+  const Node& conv = g.nodes[c];
+  if (conv.op_type != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 || conv.inputs.size() < 2) return false;
+  const auto next = OnlyConsumer(g, conv.outputs[0], removed);
+  if (!next) return false;
+  const Node& bn = g.nodes[static_cast<size_t>(*next)];
+  if (bn.op_type != "BatchNormalization" || !bn.domain.empty() || bn.inputs.size() != 5 || bn.outputs.size() != 1 ||
+      bn.inputs[0] != conv.outputs[0] || (opset >= 14 && bn.GetInt("training_mode", 0) != 0) ||
+      (opset < 9 && bn.GetInt("spatial", 1) == 0)) {
+    return false;
+  }
+  const ir::Tensor* w = g.Initializer(conv.inputs[1]);
+  if (!w || w->dtype() != ir::DType::kFloat32 || w->rank() < 3) return false;
+  const int64_t m = w->dim(0), per_channel = w->numel() / std::max<int64_t>(m, 1);
+  const ir::Tensor* b = conv.HasInput(2) ? FloatInitializer(g, conv.inputs[2], m) : nullptr;
+  if (conv.HasInput(2) && !b) return false;
+  const ir::Tensor *scale = FloatInitializer(g, bn.inputs[1], m), *beta = FloatInitializer(g, bn.inputs[2], m),
+                   *mean = FloatInitializer(g, bn.inputs[3], m), *var = FloatInitializer(g, bn.inputs[4], m);
+  if (!scale || !beta || !mean || !var) return false;
+  const double epsilon = bn.GetFloat("epsilon", 1e-5f);
+  ir::Tensor w2 = ir::Tensor::Empty(ir::DType::kFloat32, w->shape());
+  ir::Tensor b2 = ir::Tensor::Empty(ir::DType::kFloat32, {m});
+  for (int64_t o = 0; o < m; ++o) {
+    const double s = scale->data<float>()[o] / std::sqrt(static_cast<double>(var->data<float>()[o]) + epsilon);
+    for (int64_t i = 0; i < per_channel; ++i) {
+      w2.data<float>()[o * per_channel + i] = static_cast<float>(w->data<float>()[o * per_channel + i] * s);
+    }
+    const double bias = b ? b->data<float>()[o] : 0.0;
+    b2.data<float>()[o] = static_cast<float>((bias - mean->data<float>()[o]) * s + beta->data<float>()[o]);
+  }
+  const int bn_out = bn.outputs[0];
+  const std::string base = conv.name.empty() ? "conv" : conv.name;
+  const int w_id = AddInitializer(g, base + "_bn_folded_W", std::move(w2));
+  const int b_id = AddInitializer(g, base + "_bn_folded_B", std::move(b2));
+  Node& folded = g.nodes[c];
+  folded.inputs.resize(3);
+  folded.inputs[1] = w_id;
+  folded.inputs[2] = b_id;
+  folded.outputs[0] = bn_out;
+  removed[static_cast<size_t>(*next)] = true;
+  return true;
+}
+
 bool IsFloat32(const Graph& g, int value) { return g.values[static_cast<size_t>(value)].type.dtype == ir::DType::kFloat32; }
 
 // Conv [-> Add] [-> activation] starting at node c; true when it rewrote something.
@@ -251,6 +318,9 @@ Expected<ir::Model> FuseForExecution(const ir::Model& model, FusionStats* stats_
     const int64_t opset = fused.DefaultOpset();
     std::vector<bool> removed(g.nodes.size(), false);
     NPUGAP_RETURN_IF_ERROR(FoldConstants(fused, removed, stats).WithContext(model.path));
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+      if (!removed[n] && FoldBatchNormAt(g, n, opset, removed)) ++stats.batchnorms_folded;
+    }
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       if (!removed[n]) FuseConvAt(g, n, opset, removed, stats);
     }

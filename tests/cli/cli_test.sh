@@ -70,6 +70,17 @@ check "threads do not change results" /usr/bin/python3 -c "
 import json; a=json.load(open('$TMP/run.json'))['outputs'][0]; b=json.load(open('$TMP/run1.json'))['outputs'][0]
 assert abs(a['mean']-b['mean']) < 1e-4 * max(1, abs(a['mean'])), (a, b)
 "
+# --profile lists the executed op types; --no-fusion runs the graph as written, same numbers.
+"$NPUGAP" run "$TMP/simplenet.onnx" --json --threads 1 --repeat 2 --profile > "$TMP/prof.json"
+"$NPUGAP" run "$TMP/simplenet.onnx" --json --threads 1 --repeat 2 --profile --no-fusion > "$TMP/prof_nf.json"
+check "profile: fused run folds BN and Relu into FusedConv, unfused run shows each node" /usr/bin/python3 -c "
+import json; f=json.load(open('$TMP/prof.json')); n=json.load(open('$TMP/prof_nf.json'))
+fo = {p['op_type']: p['count'] for p in f['profile']}; no = {p['op_type']: p['count'] for p in n['profile']}
+assert fo.get('FusedConv') == 1 and 'Relu' not in fo and 'BatchNormalization' not in fo, fo
+assert no.get('Conv') == 1 and no.get('BatchNormalization') == 1 and no.get('Relu') == 1 and 'FusedConv' not in no, no
+a = f['outputs'][0]; b = n['outputs'][0]
+assert abs(a['mean'] - b['mean']) < 1e-4 * max(1, abs(a['mean'])), (a, b)
+"
 
 # --- --expect against ONNX backend data -------------------------------------
 "$NPUGAP" run "$DATA/node/test_relu/model.onnx" --inputs "$DATA/node/test_relu/test_data_set_0" \

@@ -108,6 +108,36 @@ TEST(FusionTest, FusedRunMatchesUnfusedRun) {
   EXPECT_EQ(hi, 0.5f);
 }
 
+TEST(FusionTest, FoldsBatchNormIntoTheConvolution) {
+  ModelBuilder b;
+  b.Input("x", {-1, 4, 6, 6}).Output("y", {-1, 4, 6, 6});
+  b.FloatInitializer("w", {4, 4, 3, 3}, Ramp(144, 0.2f)).FloatInitializer("cb", {4}, {0.5f, 0.f, -1.f, 2.f});
+  b.FloatInitializer("scale", {4}, {1.5f, 0.5f, -1.f, 2.f}).FloatInitializer("beta", {4}, {0.1f, 0.2f, 0.3f, 0.4f});
+  b.FloatInitializer("mean", {4}, {0.3f, -0.1f, 0.f, 1.f}).FloatInitializer("var", {4}, {0.5f, 2.f, 1.f, 0.01f});
+  b.Node("Conv", {"x", "w", "cb"}, {"c"}, "conv").Node("BatchNormalization", {"c", "scale", "beta", "mean", "var"}, {"n"}, "bn");
+  b.Node("Relu", {"n"}, {"y"}, "relu");
+  AddPads(b.proto(), 0);
+  const ir::Model m = Load(b);
+  FusionStats stats;
+  auto fused = FuseForExecution(m, &stats);
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_EQ(stats.batchnorms_folded, 1);
+  EXPECT_EQ(stats.convs_fused, 1);
+  ASSERT_EQ(fused->graph.nodes.size(), 1u);
+  EXPECT_EQ(fused->graph.nodes[0].op_type, "FusedConv");
+  auto fast = Executor::Create(m, {1, true});
+  auto plain = Executor::Create(m, {1, false});
+  ASSERT_TRUE(fast.ok() && plain.ok());
+  const ir::Tensor x = ir::Tensor::FromVector<float>({2, 4, 6, 6}, Ramp(288, 1.f));
+  auto y1 = fast->Run({x});
+  auto y2 = plain->Run({x});
+  ASSERT_TRUE(y1.ok() && y2.ok());
+  for (int64_t i = 0; i < (*y1)[0].numel(); ++i) {
+    const float want = (*y2)[0].data<float>()[i];
+    EXPECT_NEAR((*y1)[0].data<float>()[i], want, 1e-5f * (1.f + std::fabs(want))) << "at " << i;
+  }
+}
+
 // A chain of convolutions with 24 channels (padded to 32 when blocked), a residual sum and a
 // depthwise convolution: a -> b = Relu(Conv(a) + a) -> c = Conv_dw(b) -> y = Conv(c) (output).
 ModelBuilder ChainModel() {

@@ -3,6 +3,8 @@
 // observes every original node, runs with ExecutorOptions::fuse off.
 //
 //  - Constant nodes are evaluated once and become initializers (they were re-run every time).
+//  - Conv -> BatchNormalization (inference, constant parameters) folds into the Conv's weights
+//    and bias, as every inference runtime does (torch.onnx already folds BN in eval exports).
 //  - Conv [-> Add(Z)] [-> activation] becomes one com.microsoft FusedConv (ONNX Runtime's own
 //    contrib op): the sum and the activation are applied while the output block is still in
 //    cache instead of in one more pass each over memory. Activations: Relu, LeakyRelu, Clip with
@@ -28,6 +30,7 @@ inline constexpr const char* kBlockedYAttr = "_npugap_blocked_y";
 
 struct FusionStats {
   int constants_folded = 0;
+  int batchnorms_folded = 0;  // into the preceding Conv's weights and bias
   int convs_fused = 0;        // FusedConv nodes written
   int nodes_absorbed = 0;     // Add / activation nodes folded into them
   int blocked_values = 0;     // convolution outputs kept in nChw16c
