@@ -49,6 +49,9 @@ struct Command {
 Command AddInfoCommand(CLI::App& app);
 Command AddRunCommand(CLI::App& app);
 Command AddExampleCommand(CLI::App& app);
+Command AddCommCommand(CLI::App& app);
 Command AddTargetsCommand(CLI::App& app);
+Command AddMemoryCommand(CLI::App& app);
+Command AddCheckCommand(CLI::App& app);
 
 }  // namespace npugap::cli

@@ -9,7 +9,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "npugap 0.1.0");
   std::vector<Command> commands = {AddInfoCommand(app), AddRunCommand(app), AddExampleCommand(app),
-                                   AddTargetsCommand(app)};
+                                   AddTargetsCommand(app), AddCommCommand(app),
+                                   AddMemoryCommand(app),
+                                   AddCheckCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

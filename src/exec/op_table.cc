@@ -1,5 +1,7 @@
 #include "npugap/exec/op_table.h"
 
+#include <string>
+
 namespace npugap::exec {
 namespace {
 
@@ -9,6 +11,45 @@ bool SameDomain(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+namespace support {
+
+// Conv2D/Conv3D on AI Core: spatial ranks 1 to 3 (1-D runs as 2-D with H = 1); dilations and
+// strides 1..255 (assumed from the Conv2D op constraints; see docs/compat.md). Beyond that ATC has
+// no kernel at all: a Conv has no AI CPU implementation.
+AttrVerdict ConvAttrs(const SupportQuery& q) {
+  constexpr int64_t kMaxDilation = 255;
+  constexpr int64_t kMaxStride = 255;
+  const std::vector<int64_t> kernel = q.node.GetInts("kernel_shape");
+  if (kernel.size() > 3) {
+    return {Engine::kNone, std::to_string(kernel.size()) + "-D convolution (AI Core Conv covers 1-D to 3-D)"};
+  }
+  for (int64_t d : q.node.GetInts("dilations")) {
+    if (d < 1 || d > kMaxDilation) {
+      return {Engine::kNone, "dilation " + std::to_string(d) + " outside 1..255"};
+    }
+  }
+  for (int64_t s : q.node.GetInts("strides")) {
+    if (s < 1 || s > kMaxStride) {
+      return {Engine::kNone, "stride " + std::to_string(s) + " outside 1..255"};
+    }
+  }
+  return {};
+}
+
+// Resize / Upsample: nearest and (bi)linear have AI Core kernels (ResizeNearestNeighborV2,
+// ResizeBilinearV2); cubic and tf_crop_and_resize are assumed AI CPU only.
+AttrVerdict ResizeAttrs(const SupportQuery& q) {
+  const std::string mode = q.node.GetString("mode", "nearest");
+  if (mode == "cubic") return {Engine::kAiCpu, "mode 'cubic' has no AI Core kernel"};
+  const std::string ctm = q.node.GetString("coordinate_transformation_mode", "half_pixel");
+  if (ctm == "tf_crop_and_resize") {
+    return {Engine::kAiCpu, "coordinate_transformation_mode 'tf_crop_and_resize'"};
+  }
+  return {};
+}
+
+}  // namespace support
 
 const OpTable& OpTable::Default() {
   static const OpTable table = [] {

@@ -1,4 +1,6 @@
 // The op table: one row per (domain, op_type, opset range) with the kernel that runs it.
+// Each row also carries the op's support rule on Ascend (op_support.h), so the executor and the
+// compatibility check share one list.
 // Each op family contributes its rows from its own file (ops/<family>.cc); this header is the
 // single place that lists the families, so the table stays explicit.
 #pragma once
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "npugap/exec/kernel.h"
+#include "npugap/exec/op_support.h"
 
 namespace npugap::exec {
 
@@ -18,6 +21,7 @@ struct OpRow {
   int since_version;         // first opset this row handles
   int until_version;         // last opset this row handles (inclusive)
   KernelFn kernel;
+  const SupportRule* support;  // how ATC deploys it on an Ascend NPU (op_support.h)
 };
 
 // Rows of each op family (one file each under src/exec/ops/).

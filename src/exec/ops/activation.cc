@@ -219,20 +219,20 @@ Status ShrinkKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kActivationRows[] = {
-    {"", "Relu", 1, 17, WithHalf<ReluKernel>},
-    {"", "LeakyRelu", 1, 17, WithHalf<LeakyReluKernel>},
-    {"", "PRelu", 1, 6, WithHalf<LegacyPReluKernel>},
-    {"", "PRelu", 7, 17, WithHalf<PReluKernel>},
-    {"", "Elu", 1, 17, WithHalf<EluKernel>},
-    {"", "Selu", 1, 17, WithHalf<SeluKernel>},
-    {"", "Celu", 12, 17, WithHalf<CeluKernel>},
-    {"", "Sigmoid", 1, 17, WithHalf<SigmoidKernel>},
-    {"", "HardSigmoid", 1, 17, WithHalf<HardSigmoidKernel>},
-    {"", "HardSwish", 14, 17, WithHalf<HardSwishKernel>},
-    {"", "Softplus", 1, 17, WithHalf<SoftplusKernel>},
-    {"", "Softsign", 1, 17, WithHalf<SoftsignKernel>},
-    {"", "ThresholdedRelu", 10, 17, WithHalf<ThresholdedReluKernel>},
-    {"", "Shrink", 9, 17, WithHalf<ShrinkKernel>},
+    {"", "Relu", 1, 17, WithHalf<ReluKernel>, &support::kVectorFloat},
+    {"", "LeakyRelu", 1, 17, WithHalf<LeakyReluKernel>, &support::kVectorFloat},
+    {"", "PRelu", 1, 6, WithHalf<LegacyPReluKernel>, &support::kVectorFloat},
+    {"", "PRelu", 7, 17, WithHalf<PReluKernel>, &support::kVectorFloat},
+    {"", "Elu", 1, 17, WithHalf<EluKernel>, &support::kVectorFloat},
+    {"", "Selu", 1, 17, WithHalf<SeluKernel>, &support::kVectorFloat},
+    {"", "Celu", 12, 17, WithHalf<CeluKernel>, &support::kVectorFloat},
+    {"", "Sigmoid", 1, 17, WithHalf<SigmoidKernel>, &support::kVectorFloat},
+    {"", "HardSigmoid", 1, 17, WithHalf<HardSigmoidKernel>, &support::kVectorFloat},
+    {"", "HardSwish", 14, 17, WithHalf<HardSwishKernel>, &support::kVectorFloat},
+    {"", "Softplus", 1, 17, WithHalf<SoftplusKernel>, &support::kVectorFloat},
+    {"", "Softsign", 1, 17, WithHalf<SoftsignKernel>, &support::kVectorFloat},
+    {"", "ThresholdedRelu", 10, 17, WithHalf<ThresholdedReluKernel>, &support::kVectorFloat},
+    {"", "Shrink", 9, 17, WithHalf<ShrinkKernel>, &support::kVectorFloat},
 };
 
 }  // namespace

@@ -217,10 +217,10 @@ Status Scan8Kernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kRows[] = {
-    {"", "If", 1, 17, IfKernel},
-    {"", "Loop", 1, 17, LoopKernel},
-    {"", "Scan", 8, 8, Scan8Kernel},
-    {"", "Scan", 9, 17, ScanKernel},
+    {"", "If", 1, 17, IfKernel, &support::kGraphLevel},
+    {"", "Loop", 1, 17, LoopKernel, &support::kGraphLevel},
+    {"", "Scan", 8, 8, Scan8Kernel, &support::kUnsupported},
+    {"", "Scan", 9, 17, ScanKernel, &support::kUnsupported},
 };
 
 }  // namespace

@@ -296,8 +296,8 @@ Status RoiAlignKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kDetectionOps[] = {
-    {"", "NonMaxSuppression", 10, 17, NonMaxSuppressionKernel},
-    {"", "RoiAlign", 10, 17, RoiAlignKernel},
+    {"", "NonMaxSuppression", 10, 17, NonMaxSuppressionKernel, &support::kAiCpuOnly},
+    {"", "RoiAlign", 10, 17, RoiAlignKernel, &support::kVectorFloat},
 };
 
 }  // namespace

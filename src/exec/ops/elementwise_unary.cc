@@ -238,20 +238,20 @@ Status ClipKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kUnaryRows[] = {
-    {"", "Abs", 1, 17, WithHalf<AbsKernel>},      {"", "Neg", 1, 17, WithHalf<NegKernel>},
-    {"", "Exp", 1, 17, WithHalf<ExpKernel>},      {"", "Log", 1, 17, WithHalf<LogKernel>},
-    {"", "Sqrt", 1, 17, WithHalf<SqrtKernel>},    {"", "Reciprocal", 1, 17, WithHalf<ReciprocalKernel>},
-    {"", "Floor", 1, 17, WithHalf<FloorKernel>},  {"", "Ceil", 1, 17, WithHalf<CeilKernel>},
-    {"", "Round", 11, 17, WithHalf<RoundKernel>}, {"", "Sign", 9, 17, WithHalf<SignKernel>},
-    {"", "Erf", 9, 17, WithHalf<ErfKernel>},      {"", "Sin", 7, 17, WithHalf<SinKernel>},
-    {"", "Cos", 7, 17, WithHalf<CosKernel>},      {"", "Tan", 7, 17, WithHalf<TanKernel>},
-    {"", "Asin", 7, 17, WithHalf<AsinKernel>},    {"", "Acos", 7, 17, WithHalf<AcosKernel>},
-    {"", "Atan", 7, 17, WithHalf<AtanKernel>},    {"", "Sinh", 9, 17, WithHalf<SinhKernel>},
-    {"", "Cosh", 9, 17, WithHalf<CoshKernel>},    {"", "Asinh", 9, 17, WithHalf<AsinhKernel>},
-    {"", "Acosh", 9, 17, WithHalf<AcoshKernel>},  {"", "Atanh", 9, 17, WithHalf<AtanhKernel>},
-    {"", "Tanh", 1, 17, WithHalf<TanhKernel>},    {"", "IsNaN", 9, 17, WithHalf<IsNaNKernel>},
-    {"", "IsInf", 10, 17, WithHalf<IsInfKernel>}, {"", "Not", 1, 17, NotKernel},
-    {"", "Clip", 1, 17, WithHalf<ClipKernel>},
+    {"", "Abs", 1, 17, WithHalf<AbsKernel>, &support::kVectorArith},      {"", "Neg", 1, 17, WithHalf<NegKernel>, &support::kVectorArith},
+    {"", "Exp", 1, 17, WithHalf<ExpKernel>, &support::kVectorFloat},      {"", "Log", 1, 17, WithHalf<LogKernel>, &support::kVectorFloat},
+    {"", "Sqrt", 1, 17, WithHalf<SqrtKernel>, &support::kVectorFloat},    {"", "Reciprocal", 1, 17, WithHalf<ReciprocalKernel>, &support::kVectorFloat},
+    {"", "Floor", 1, 17, WithHalf<FloorKernel>, &support::kVectorArith},  {"", "Ceil", 1, 17, WithHalf<CeilKernel>, &support::kVectorArith},
+    {"", "Round", 11, 17, WithHalf<RoundKernel>, &support::kVectorArith}, {"", "Sign", 9, 17, WithHalf<SignKernel>, &support::kVectorArith},
+    {"", "Erf", 9, 17, WithHalf<ErfKernel>, &support::kVectorFloat},      {"", "Sin", 7, 17, WithHalf<SinKernel>, &support::kVectorFloat},
+    {"", "Cos", 7, 17, WithHalf<CosKernel>, &support::kVectorFloat},      {"", "Tan", 7, 17, WithHalf<TanKernel>, &support::kVectorFloat},
+    {"", "Asin", 7, 17, WithHalf<AsinKernel>, &support::kVectorFloat},    {"", "Acos", 7, 17, WithHalf<AcosKernel>, &support::kVectorFloat},
+    {"", "Atan", 7, 17, WithHalf<AtanKernel>, &support::kVectorFloat},    {"", "Sinh", 9, 17, WithHalf<SinhKernel>, &support::kVectorFloat},
+    {"", "Cosh", 9, 17, WithHalf<CoshKernel>, &support::kVectorFloat},    {"", "Asinh", 9, 17, WithHalf<AsinhKernel>, &support::kVectorFloat},
+    {"", "Acosh", 9, 17, WithHalf<AcoshKernel>, &support::kVectorFloat},  {"", "Atanh", 9, 17, WithHalf<AtanhKernel>, &support::kVectorFloat},
+    {"", "Tanh", 1, 17, WithHalf<TanhKernel>, &support::kVectorFloat},    {"", "IsNaN", 9, 17, WithHalf<IsNaNKernel>, &support::kVectorFloat},
+    {"", "IsInf", 10, 17, WithHalf<IsInfKernel>, &support::kVectorFloat}, {"", "Not", 1, 17, NotKernel, &support::kVectorArith},
+    {"", "Clip", 1, 17, WithHalf<ClipKernel>, &support::kVectorArith},
 };
 
 }  // namespace

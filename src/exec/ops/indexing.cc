@@ -383,18 +383,18 @@ Status ScatterNDKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kIndexingOps[] = {
-    {"", "Gather", 1, 17, GatherKernel},
-    {"", "GatherElements", 11, 17, GatherElementsKernel},
-    {"", "GatherND", 11, 17, GatherNDKernel},
-    {"", "Scatter", 9, 10, ScatterElementsKernel},
-    {"", "ScatterElements", 11, 17, ScatterElementsKernel},
-    {"", "ScatterND", 11, 17, ScatterNDKernel},
-    {"", "TopK", 1, 17, indexing::TopKKernel},
-    {"", "Unique", 11, 17, indexing::UniqueKernel},
-    {"", "CumSum", 11, 17, indexing::CumSumKernel},
-    {"", "Resize", 10, 17, indexing::ResizeKernel},
-    {"", "Upsample", 7, 9, indexing::UpsampleKernel},
-    {"", "GridSample", 16, 17, indexing::GridSampleKernel},
+    {"", "Gather", 1, 17, GatherKernel, &support::kMovement},
+    {"", "GatherElements", 11, 17, GatherElementsKernel, &support::kMovement},
+    {"", "GatherND", 11, 17, GatherNDKernel, &support::kMovement},
+    {"", "Scatter", 9, 10, ScatterElementsKernel, &support::kMovement},
+    {"", "ScatterElements", 11, 17, ScatterElementsKernel, &support::kMovement},
+    {"", "ScatterND", 11, 17, ScatterNDKernel, &support::kMovement},
+    {"", "TopK", 1, 17, indexing::TopKKernel, &support::kVectorArith},
+    {"", "Unique", 11, 17, indexing::UniqueKernel, &support::kAiCpuOnly},
+    {"", "CumSum", 11, 17, indexing::CumSumKernel, &support::kVectorArith},
+    {"", "Resize", 10, 17, indexing::ResizeKernel, &support::kResize},
+    {"", "Upsample", 7, 9, indexing::UpsampleKernel, &support::kResize},
+    {"", "GridSample", 16, 17, indexing::GridSampleKernel, &support::kAiCpuOnly},
 };
 
 }  // namespace

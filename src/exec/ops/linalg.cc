@@ -89,8 +89,8 @@ Status DetKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kLinalgOps[] = {
-    {"", "Einsum", 12, 17, linalg_internal::EinsumKernel},
-    {"", "Det", 11, 17, DetKernel},
+    {"", "Einsum", 12, 17, linalg_internal::EinsumKernel, &support::kCube},
+    {"", "Det", 11, 17, DetKernel, &support::kAiCpuOnly},
 };
 
 }  // namespace

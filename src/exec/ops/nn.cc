@@ -176,18 +176,18 @@ Tensor FromFloat32(const Tensor& t, DType dtype) {
 // as attributes that older models simply do not set).
 std::span<const OpRow> NnOps() {
   static const OpRow kRows[] = {
-      {"", "Conv", 1, 17, nn::Conv},
-      {"", "ConvTranspose", 1, 17, nn::ConvTranspose},
-      {"com.microsoft", "FusedConv", 1, 17, nn::FusedConv},
-      {"", "MatMul", 1, 17, nn::MatMul},
-      {"", "Gemm", 1, 17, nn::Gemm},
-      {"", "MaxPool", 1, 17, nn::MaxPool},
-      {"", "AveragePool", 1, 17, nn::AveragePool},
-      {"", "LpPool", 1, 17, nn::LpPool},
-      {"", "GlobalAveragePool", 1, 17, nn::GlobalAveragePool},
-      {"", "GlobalMaxPool", 1, 17, nn::GlobalMaxPool},
-      {"", "GlobalLpPool", 1, 17, nn::GlobalLpPool},
-      {"", "MaxUnpool", 9, 17, nn::MaxUnpool},
+      {"", "Conv", 1, 17, nn::Conv, &support::kConv},
+      {"", "ConvTranspose", 1, 17, nn::ConvTranspose, &support::kCube},
+      {"com.microsoft", "FusedConv", 1, 17, nn::FusedConv, &support::kUnsupported},
+      {"", "MatMul", 1, 17, nn::MatMul, &support::kCube},
+      {"", "Gemm", 1, 17, nn::Gemm, &support::kCube},
+      {"", "MaxPool", 1, 17, nn::MaxPool, &support::kVectorFloat},
+      {"", "AveragePool", 1, 17, nn::AveragePool, &support::kVectorFloat},
+      {"", "LpPool", 1, 17, nn::LpPool, &support::kUnsupported},
+      {"", "GlobalAveragePool", 1, 17, nn::GlobalAveragePool, &support::kVectorFloat},
+      {"", "GlobalMaxPool", 1, 17, nn::GlobalMaxPool, &support::kVectorFloat},
+      {"", "GlobalLpPool", 1, 17, nn::GlobalLpPool, &support::kUnsupported},
+      {"", "MaxUnpool", 9, 17, nn::MaxUnpool, &support::kAiCpuOnly},
   };
   return kRows;
 }

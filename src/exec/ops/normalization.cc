@@ -568,14 +568,14 @@ Status MvnKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kNormalizationRows[] = {
-    {"", "BatchNormalization", 1, 17, &BatchNormKernel},
-    {"", "InstanceNormalization", 1, 17, &InstanceNormKernel},
+    {"", "BatchNormalization", 1, 17, &BatchNormKernel, &support::kVectorFloat},
+    {"", "InstanceNormalization", 1, 17, &InstanceNormKernel, &support::kVectorFloat},
     // Opsets before 17: ONNX Runtime's contrib LayerNormalization, registered under the same
     // name in the default domain (its transformer optimizer emits it), has the same meaning.
-    {"", "LayerNormalization", 1, 17, &LayerNormKernel},
-    {"", "LpNormalization", 1, 17, &LpNormKernel},
-    {"", "LRN", 1, 17, &LrnKernel},
-    {"", "MeanVarianceNormalization", 9, 17, &MvnKernel},
+    {"", "LayerNormalization", 1, 17, &LayerNormKernel, &support::kVectorFloat},
+    {"", "LpNormalization", 1, 17, &LpNormKernel, &support::kVectorFloat},
+    {"", "LRN", 1, 17, &LrnKernel, &support::kVectorFloat},
+    {"", "MeanVarianceNormalization", 9, 17, &MvnKernel, &support::kVectorFloat},
 };
 
 }  // namespace

@@ -149,8 +149,8 @@ Status SoftmaxCrossEntropyKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kLossRows[] = {
-    {"", "NegativeLogLikelihoodLoss", 12, 17, &NllLossKernel},
-    {"", "SoftmaxCrossEntropyLoss", 12, 17, &SoftmaxCrossEntropyKernel},
+    {"", "NegativeLogLikelihoodLoss", 12, 17, &NllLossKernel, &support::kVectorFloat},
+    {"", "SoftmaxCrossEntropyLoss", 12, 17, &SoftmaxCrossEntropyKernel, &support::kVectorFloat},
 };
 
 }  // namespace

@@ -396,13 +396,13 @@ Status QLinearConv(KernelContext& ctx) {
 // QuantizeLinear / DequantizeLinear: opset 10 per tensor, 13 adds per-axis (axis attribute).
 std::span<const OpRow> QuantOps() {
   static const OpRow kRows[] = {
-      {"", "QuantizeLinear", 10, 17, QuantizeLinear},
-      {"", "DequantizeLinear", 10, 17, DequantizeLinear},
-      {"", "DynamicQuantizeLinear", 11, 17, DynamicQuantizeLinear},
-      {"", "MatMulInteger", 10, 17, MatMulInteger},
-      {"", "ConvInteger", 10, 17, ConvInteger},
-      {"", "QLinearMatMul", 10, 17, QLinearMatMul},
-      {"", "QLinearConv", 10, 17, QLinearConv},
+      {"", "QuantizeLinear", 10, 17, QuantizeLinear, &support::kVectorArith},
+      {"", "DequantizeLinear", 10, 17, DequantizeLinear, &support::kVectorArith},
+      {"", "DynamicQuantizeLinear", 11, 17, DynamicQuantizeLinear, &support::kAiCpuOnly},
+      {"", "MatMulInteger", 10, 17, MatMulInteger, &support::kCube},
+      {"", "ConvInteger", 10, 17, ConvInteger, &support::kConv},
+      {"", "QLinearMatMul", 10, 17, QLinearMatMul, &support::kUnsupported},
+      {"", "QLinearConv", 10, 17, QLinearConv, &support::kUnsupported},
   };
   return kRows;
 }

@@ -507,9 +507,9 @@ Status LstmKernel(KernelContext& ctx) { return RunRecurrent(ctx, CellKind::kLstm
 // One kernel per op covers all versions: layout (opset 14) is only read from opset 14 on, and
 // the opset-1 output_sequence attribute does not change which outputs are computed.
 constexpr OpRow kRecurrentOps[] = {
-    {"", "RNN", 1, 17, RnnKernel},
-    {"", "GRU", 1, 17, GruKernel},
-    {"", "LSTM", 1, 17, LstmKernel},
+    {"", "RNN", 1, 17, RnnKernel, &support::kVectorFloat},
+    {"", "GRU", 1, 17, GruKernel, &support::kVectorFloat},
+    {"", "LSTM", 1, 17, LstmKernel, &support::kVectorFloat},
 };
 
 }  // namespace

@@ -573,18 +573,18 @@ Status ArgKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kReductionRows[] = {
-    {"", "ReduceSum", 1, 17, &ReduceKernel<SumReducer, true>},
-    {"", "ReduceMean", 1, 17, &ReduceKernel<MeanReducer, false>},
-    {"", "ReduceMax", 1, 17, &ReduceKernel<MaxReducer, false>},
-    {"", "ReduceMin", 1, 17, &ReduceKernel<MinReducer, false>},
-    {"", "ReduceProd", 1, 17, &ReduceKernel<ProdReducer, false>},
-    {"", "ReduceL1", 1, 17, &ReduceKernel<L1Reducer, false>},
-    {"", "ReduceL2", 1, 17, &ReduceKernel<L2Reducer, false>},
-    {"", "ReduceLogSum", 1, 17, &ReduceKernel<LogSumReducer, false>},
-    {"", "ReduceLogSumExp", 1, 17, &ReduceKernel<LogSumExpReducer, false>},
-    {"", "ReduceSumSquare", 1, 17, &ReduceKernel<SumSquareReducer, false>},
-    {"", "ArgMax", 1, 17, &ArgKernel<true>},
-    {"", "ArgMin", 1, 17, &ArgKernel<false>},
+    {"", "ReduceSum", 1, 17, &ReduceKernel<SumReducer, true>, &support::kVectorArith},
+    {"", "ReduceMean", 1, 17, &ReduceKernel<MeanReducer, false>, &support::kVectorFloat},
+    {"", "ReduceMax", 1, 17, &ReduceKernel<MaxReducer, false>, &support::kVectorArith},
+    {"", "ReduceMin", 1, 17, &ReduceKernel<MinReducer, false>, &support::kVectorArith},
+    {"", "ReduceProd", 1, 17, &ReduceKernel<ProdReducer, false>, &support::kVectorArith},
+    {"", "ReduceL1", 1, 17, &ReduceKernel<L1Reducer, false>, &support::kVectorFloat},
+    {"", "ReduceL2", 1, 17, &ReduceKernel<L2Reducer, false>, &support::kVectorFloat},
+    {"", "ReduceLogSum", 1, 17, &ReduceKernel<LogSumReducer, false>, &support::kVectorFloat},
+    {"", "ReduceLogSumExp", 1, 17, &ReduceKernel<LogSumExpReducer, false>, &support::kVectorFloat},
+    {"", "ReduceSumSquare", 1, 17, &ReduceKernel<SumSquareReducer, false>, &support::kVectorFloat},
+    {"", "ArgMax", 1, 17, &ArgKernel<true>, &support::kVectorArith},
+    {"", "ArgMin", 1, 17, &ArgKernel<false>, &support::kVectorArith},
 };
 
 }  // namespace

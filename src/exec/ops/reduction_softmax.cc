@@ -193,9 +193,9 @@ Status SoftmaxKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kSoftmaxRows[] = {
-    {"", "Softmax", 1, 17, &SoftmaxKernel<Mode::kSoftmax>},
-    {"", "LogSoftmax", 1, 17, &SoftmaxKernel<Mode::kLogSoftmax>},
-    {"", "Hardmax", 1, 17, &SoftmaxKernel<Mode::kHardmax>},
+    {"", "Softmax", 1, 17, &SoftmaxKernel<Mode::kSoftmax>, &support::kVectorFloat},
+    {"", "LogSoftmax", 1, 17, &SoftmaxKernel<Mode::kLogSoftmax>, &support::kVectorFloat},
+    {"", "Hardmax", 1, 17, &SoftmaxKernel<Mode::kHardmax>, &support::kVectorFloat},
 };
 
 }  // namespace

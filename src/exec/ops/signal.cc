@@ -499,12 +499,12 @@ Status MelWeightMatrixKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kSignalOps[] = {
-    {"", "DFT", 17, 17, DftKernel},
-    {"", "STFT", 17, 17, StftKernel},
-    {"", "HannWindow", 17, 17, HannWindowKernel},
-    {"", "HammingWindow", 17, 17, HammingWindowKernel},
-    {"", "BlackmanWindow", 17, 17, BlackmanWindowKernel},
-    {"", "MelWeightMatrix", 17, 17, MelWeightMatrixKernel},
+    {"", "DFT", 17, 17, DftKernel, &support::kUnsupported},
+    {"", "STFT", 17, 17, StftKernel, &support::kUnsupported},
+    {"", "HannWindow", 17, 17, HannWindowKernel, &support::kUnsupported},
+    {"", "HammingWindow", 17, 17, HammingWindowKernel, &support::kUnsupported},
+    {"", "BlackmanWindow", 17, 17, BlackmanWindowKernel, &support::kUnsupported},
+    {"", "MelWeightMatrix", 17, 17, MelWeightMatrixKernel, &support::kUnsupported},
 };
 
 }  // namespace

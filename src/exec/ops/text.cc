@@ -123,8 +123,8 @@ Status TfIdfVectorizerKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kRows[] = {
-    {"", "StringNormalizer", 10, 17, StringNormalizerKernel},
-    {"", "TfIdfVectorizer", 9, 17, TfIdfVectorizerKernel},
+    {"", "StringNormalizer", 10, 17, StringNormalizerKernel, &support::kUnsupported},
+    {"", "TfIdfVectorizer", 9, 17, TfIdfVectorizerKernel, &support::kUnsupported},
 };
 
 }  // namespace

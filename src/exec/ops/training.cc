@@ -121,9 +121,9 @@ Status AdamKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kRows[] = {
-    {kTrainingDomain, "Adagrad", 1, 1, AdagradKernel},
-    {kTrainingDomain, "Momentum", 1, 1, MomentumKernel},
-    {kTrainingDomain, "Adam", 1, 1, AdamKernel},
+    {kTrainingDomain, "Adagrad", 1, 1, AdagradKernel, &support::kUnsupported},
+    {kTrainingDomain, "Momentum", 1, 1, MomentumKernel, &support::kUnsupported},
+    {kTrainingDomain, "Adam", 1, 1, AdamKernel, &support::kUnsupported},
 };
 
 }  // namespace

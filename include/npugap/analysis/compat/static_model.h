@@ -1,0 +1,29 @@
+// `npugap check --write-static`: the model as ATC should get it — every input bound, every
+// shape-computing chain (Shape -> Gather -> Concat -> Reshape, ...) folded into initializers with
+// the executor's own kernels — and the ATC command line that compiles it.
+#pragma once
+
+#include <string>
+
+#include "npugap/base/status.h"
+#include "npugap/ir/graph.h"
+#include "npugap/target/target.h"
+
+namespace npugap::compat {
+
+struct StaticModelStats {
+  int nodes_folded = 0;   // shape-chain nodes replaced by initializers
+  int nodes_removed = 0;  // constant helpers left without consumers
+};
+
+// Re-imports and folds again until a pass folds nothing (folding lets shape inference resolve
+// more dims). Fails when a graph input still has an unbound dim (bind it with --shape / --batch first) or a
+// kernel fails while folding (the error names the node).
+Expected<ir::Model> MakeStaticModel(const ir::Model& model, StaticModelStats* stats = nullptr);
+
+// `atc --model=PATH --framework=5 --output=STEM --input_shape=... --soc_version=...
+// --precision_mode_v2=...` for a model whose inputs are static; values from the target profile.
+std::string AtcCommandLine(const ir::Model& model, const target::Target& target,
+                           const std::string& model_path, const std::string& precision_mode_v2);
+
+}  // namespace npugap::compat

@@ -1,0 +1,23 @@
+// The largest batch whose memory fits the device: doubling, then bisection, over a predicate that
+// re-evaluates the model's memory at a batch (shapes from BatchScaling).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "npugap/base/status.h"
+
+namespace npugap::analysis::memory {
+
+// Bytes available to the model: device memory minus the profile's reserve.
+struct Budget {
+  int64_t device_bytes = 0;
+  int64_t reserve_bytes = 0;
+  int64_t available() const { return device_bytes - reserve_bytes; }
+};
+
+// Largest b in [1, limit] with fits(b), assuming fits is monotone (more batch never needs less
+// memory). 0 when batch 1 does not fit; `limit` when even that fits. Errors from `fits` propagate.
+Expected<int64_t> LargestFittingBatch(const std::function<Expected<bool>(int64_t)>& fits, int64_t limit);
+
+}  // namespace npugap::analysis::memory

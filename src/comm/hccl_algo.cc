@@ -1,0 +1,234 @@
+// Collective and algorithm names, HCCL_ALGO parsing and default algorithm selection.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "npugap/comm/collective.h"
+
+namespace npugap::comm {
+namespace {
+
+struct OpEntry {
+  Op op;
+  const char* name;
+};
+constexpr OpEntry kOps[] = {
+    {Op::kAllReduce, "allreduce"}, {Op::kAllGather, "allgather"}, {Op::kReduceScatter, "reducescatter"},
+    {Op::kBroadcast, "broadcast"}, {Op::kReduce, "reduce"},       {Op::kAllToAll, "alltoall"},
+    {Op::kAllToAllV, "alltoallv"}, {Op::kSendRecv, "sendrecv"}};
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+Expected<Algo> ParseAlgoName(const std::string& s, const std::string& where) {
+  if (s == "NA") return Algo::kAuto;
+  if (s == "ring") return Algo::kRing;
+  if (s == "H-D_R") return Algo::kHD;
+  if (s == "NHR" || s == "NHR_V1") return Algo::kNHR;  // NHR_V1: the deprecated variant, same cost
+  if (s == "NB") return Algo::kNB;
+  if (s == "pipeline") return Algo::kPipeline;
+  if (s == "pairwise") return Algo::kPairwise;
+  if (s == "AHC")
+    return Status::Unsupported(where + ": 'AHC' (asymmetric hierarchical concatenate) is not modelled");
+  return Status::InvalidArgument(fmt::format(
+      "{}: unknown algorithm '{}' (valid: NA, ring, H-D_R, NHR, NHR_V1, NB, pipeline, pairwise)", where, s));
+}
+
+bool IsPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// HCCL's level numbering: 0 inside a server, 1 between servers (inside a supernode when the
+// cluster has one), 2 between supernodes.
+int HcclLevel(const Cluster& c, const Layout& layout, size_t l) {
+  if (layout.stride[l] < c.npus_per_server) return 0;
+  if (c.levels[l].kind != LevelKind::kFabric) return 1;
+  for (size_t k = 0; k < l; ++k) {
+    if (layout.stride[k] >= c.npus_per_server && c.levels[k].kind != LevelKind::kFabric) return 2;
+  }
+  return 1;
+}
+
+Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level) {
+  const Level& level = c.levels[l];
+  if (hccl_level == 0) {
+    if (level.kind == LevelKind::kFullMesh) return Algo::kMesh;
+    return c.family == "A3" ? Algo::kMesh : Algo::kRing;
+  }
+  if (c.family == "910") return IsPowerOfTwo(layout.sizes[l]) ? Algo::kHD : Algo::kRing;  // documented
+  if (c.family == "nvidia") return Algo::kRing;  // NCCL's ring for large messages (tree not modelled)
+  // A2/A3 select "automatically by product, node count and size" and the selector is not fully
+  // public; NHR has ring's bandwidth term with ceil(log2 p) latency steps, so it is never worse
+  // in HCCL's own cost formulas.
+  return Algo::kNHR;
+}
+
+}  // namespace
+
+const char* OpName(Op op) {
+  for (const auto& e : kOps) {
+    if (e.op == op) return e.name;
+  }
+  return "?";
+}
+
+Expected<Op> ParseOp(const std::string& name) {
+  std::string valid;
+  for (const auto& e : kOps) {
+    if (name == e.name) return e.op;
+    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  }
+  return Status::InvalidArgument(fmt::format("--op '{}': unknown collective (valid: {})", name, valid));
+}
+
+double BusBwFactor(Op op, int n) {
+  const double p = n;
+  switch (op) {
+    case Op::kAllReduce:
+      return 2 * (p - 1) / p;
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+    case Op::kAllToAll:
+    case Op::kAllToAllV:
+      return (p - 1) / p;
+    case Op::kBroadcast:
+    case Op::kReduce:
+    case Op::kSendRecv:
+      return 1;
+  }
+  return 1;
+}
+
+const char* AlgoName(Algo a) {
+  switch (a) {
+    case Algo::kAuto:
+      return "NA";
+    case Algo::kMesh:
+      return "fullmesh";
+    case Algo::kRing:
+      return "ring";
+    case Algo::kHD:
+      return "H-D_R";
+    case Algo::kNHR:
+      return "NHR";
+    case Algo::kNB:
+      return "NB";
+    case Algo::kPipeline:
+      return "pipeline";
+    case Algo::kPairwise:
+      return "pairwise";
+  }
+  return "?";
+}
+
+std::vector<Algo> HcclAlgo::For(Op op) const {
+  const HcclAlgo::Entry* all = nullptr;
+  for (const auto& e : entries) {
+    if (e.op && (*e.op == op || (op == Op::kAllToAllV && *e.op == Op::kAllToAll))) return e.levels;
+    if (!e.op) all = &e;
+  }
+  return all ? all->levels : std::vector<Algo>{};
+}
+
+Expected<HcclAlgo> ParseHcclAlgo(const std::string& text) {
+  HcclAlgo result;
+  if (text.empty()) return result;
+  const std::string where = "HCCL_ALGO '" + text + "'";
+  for (const std::string& part : Split(text, '/')) {
+    HcclAlgo::Entry entry;
+    std::string body = part;
+    if (const size_t eq = part.find('='); eq != std::string::npos) {
+      const std::string op = part.substr(0, eq);
+      if (op == "scatter") return Status::Unsupported(where + ": per-op entry 'scatter' is not modelled");
+      auto parsed = ParseOp(op);
+      if (!parsed.ok() || *parsed == Op::kSendRecv || *parsed == Op::kAllToAllV)
+        return Status::InvalidArgument(fmt::format(
+            "{}: unknown op '{}' (valid: allgather, reducescatter, allreduce, broadcast, reduce, alltoall)",
+            where, op));
+      entry.op = *parsed;
+      body = part.substr(eq + 1);
+    }
+    for (const std::string& item : Split(body, ';')) {
+      const size_t colon = item.find(':');
+      if (colon == std::string::npos || item.rfind("level", 0) != 0)
+        return Status::InvalidArgument(fmt::format("{}: '{}' is not levelN:ALGO", where, item));
+      const std::string digits = item.substr(5, colon - 5);
+      if (digits.size() != 1 || digits[0] < '0' || digits[0] > '2')
+        return Status::InvalidArgument(
+            fmt::format("{}: '{}': level must be level0, level1 or level2", where, item));
+      const size_t level = static_cast<size_t>(digits[0] - '0');
+      NPUGAP_ASSIGN_OR_RETURN(Algo algo, ParseAlgoName(item.substr(colon + 1), where));
+      if (level == 0 && algo != Algo::kAuto)
+        return Status::InvalidArgument(
+            fmt::format("{}: level0 accepts only NA (got '{}')", where, item.substr(colon + 1)));
+      if (entry.levels.size() <= level) entry.levels.resize(level + 1, Algo::kAuto);
+      entry.levels[level] = algo;
+    }
+    result.entries.push_back(std::move(entry));
+  }
+  return result;
+}
+
+std::string Plan::Describe() const {
+  std::string s;
+  for (size_t l = 0; l < levels.size(); ++l)
+    s += fmt::format("{}level{}:{}", l ? ";" : "", l, AlgoName(levels[l]));
+  return s;
+}
+
+Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double /*bytes*/,
+                          const HcclAlgo& user) {
+  const std::vector<Algo> requested = user.For(op);
+  // A per-op entry must suit its op; a global entry falls back to the defaults for ops its
+  // algorithm does not serve (pipeline for broadcast, ring for all-to-all), as HCCL does.
+  const bool per_op = std::any_of(user.entries.begin(), user.entries.end(), [&](const HcclAlgo::Entry& e) {
+    return e.op && (*e.op == op || (op == Op::kAllToAllV && *e.op == Op::kAllToAll));
+  });
+  Plan plan;
+  const bool alltoall = op == Op::kAllToAll || op == Op::kAllToAllV;
+  const bool rooted = op == Op::kBroadcast || op == Op::kReduce;
+  for (size_t l = 0; l < layout.sizes.size(); ++l) {
+    const int hl = HcclLevel(c, layout, l);
+    Algo a = static_cast<size_t>(hl) < requested.size() ? requested[static_cast<size_t>(hl)] : Algo::kAuto;
+    if (a == Algo::kPairwise && !alltoall)
+      return Status::InvalidArgument(
+          fmt::format("HCCL_ALGO: pairwise applies to alltoall only, not {}", OpName(op)));
+    if (alltoall && a != Algo::kAuto && a != Algo::kPairwise) {
+      if (per_op)
+        return Status::InvalidArgument(
+            fmt::format("HCCL_ALGO: alltoall supports pairwise only (got {})", AlgoName(a)));
+      a = Algo::kAuto;
+    }
+    if (a == Algo::kPipeline && (rooted || alltoall)) {
+      if (per_op)
+        return Status::InvalidArgument(fmt::format(
+            "HCCL_ALGO: pipeline serves allreduce, allgather and reducescatter, not {}", OpName(op)));
+      a = Algo::kAuto;
+    }
+    if (a == Algo::kPipeline && layout.sizes.size() != 2)
+      return Status::InvalidArgument(fmt::format(
+          "HCCL_ALGO: pipeline needs exactly two levels (intra- and inter-server); {} ranks span {}",
+          layout.ranks, layout.sizes.size()));
+    if (a == Algo::kAuto) a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl);
+    plan.levels.push_back(a);
+  }
+  // All-to-all runs flat over every rank; inside one full-mesh server it is one mesh step.
+  if (alltoall) {
+    const bool one_mesh = layout.sizes.size() == 1 && c.levels[0].kind == LevelKind::kFullMesh;
+    plan.levels = {one_mesh ? Algo::kMesh : Algo::kPairwise};
+  }
+  if (op == Op::kSendRecv) plan.levels = {Algo::kAuto};
+  // Pipeline is one algorithm spanning both levels.
+  if (std::find(plan.levels.begin(), plan.levels.end(), Algo::kPipeline) != plan.levels.end())
+    plan.levels = {Algo::kPipeline, Algo::kPipeline};
+  return plan;
+}
+
+}  // namespace npugap::comm

@@ -1,0 +1,150 @@
+// Link graph construction and routing. Full mesh: one link per ordered pair of a group. Switch:
+// an up and a down link per NPU and port name (the switch itself is non-blocking). Fabric: NIC
+// up/down, leaf↔spine links (nics_per_leaf / oversubscription per leaf), and spine↔core links
+// when the leaves exceed one pod.
+#include "npugap/comm/network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace npugap::comm {
+
+uint64_t FlowHash(uint64_t seed, int src, int dst) {
+  // splitmix64 over (seed, src, dst): the flow's 5-tuple stand-in (one QP per pair).
+  uint64_t z = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+Expected<Network> Network::Build(const Cluster& c, const Layout& L, uint64_t seed,
+                                 const std::vector<LinkFault>& faults) {
+  Network net;
+  net.cluster_ = &c;
+  net.layout_ = L;
+  net.seed_ = seed;
+  const int n = L.ranks;
+  std::map<std::string, int32_t> port_base;
+  for (size_t l = 0; l < L.sizes.size(); ++l) {
+    const Level& level = c.levels[l];
+    const double cap = level.bandwidth_gbps.value * 1e9;
+    const int32_t base = static_cast<int32_t>(net.links_.size());
+    if (level.kind == LevelKind::kFullMesh) {
+      const int p = L.sizes[l];
+      net.links_.resize(net.links_.size() + static_cast<size_t>(n) * p, Link{cap});  // [rank][peer local]
+    } else if (level.kind == LevelKind::kSwitch) {
+      if (auto it = port_base.find(level.port); it != port_base.end()) {
+        net.level_base_.push_back(it->second);
+        continue;
+      }
+      port_base[level.port] = base;
+      net.links_.resize(net.links_.size() + 2 * static_cast<size_t>(n), Link{cap});  // up, down
+    } else {
+      const Fabric& f = c.fabric;
+      net.leaves_ = (n + f.nics_per_leaf - 1) / f.nics_per_leaf;
+      if (f.placement == "rail") {
+        const int server = std::max(1, std::min(c.npus_per_server, n));
+        net.leaves_ = server * ((n / server + f.nics_per_leaf - 1) / f.nics_per_leaf);
+      }
+      net.up_ = std::max(1, static_cast<int>(std::lround(f.nics_per_leaf / f.oversubscription.value)));
+      net.leaves_per_pod_ = f.leaves_per_pod;
+      net.pods_ = (net.leaves_ + f.leaves_per_pod - 1) / f.leaves_per_pod;
+      net.core_up_ =
+          net.pods_ > 1
+              ? std::max(1, static_cast<int>(std::lround(f.leaves_per_pod / f.core_oversubscription.value)))
+              : 0;
+      net.nic_up_ = base;
+      net.nic_down_ = base + n;
+      net.leaf_up_ = base + 2 * n;
+      net.leaf_down_ = net.leaf_up_ + net.leaves_ * net.up_;
+      net.spine_up_ = net.leaf_down_ + net.leaves_ * net.up_;
+      net.spine_down_ = net.spine_up_ + net.pods_ * net.up_ * net.core_up_;
+      const size_t total = static_cast<size_t>(net.spine_down_ + net.pods_ * net.up_ * net.core_up_);
+      net.links_.resize(total, Link{cap});
+    }
+    net.level_base_.push_back(base);
+  }
+  for (const LinkFault& fault : faults) {
+    if (fault.rank < 0 || fault.rank >= n)
+      return Status::InvalidArgument(fmt::format("link fault: rank {} is outside 0..{}", fault.rank, n - 1));
+    size_t l = 0;
+    while (l < L.sizes.size() && c.levels[l].name != fault.level) ++l;
+    if (l == L.sizes.size()) {
+      std::string valid;
+      for (size_t k = 0; k < L.sizes.size(); ++k) valid += (k ? ", " : "") + c.levels[k].name;
+      return Status::InvalidArgument(
+          fmt::format("link fault: level '{}' is not used by {} ranks (valid: {})", fault.level, n, valid));
+    }
+    if (fault.factor < 0 || fault.factor > 1)
+      return Status::InvalidArgument(fmt::format("link fault: factor {} must be in [0, 1]", fault.factor));
+    net.failed_ = net.failed_ || fault.factor == 0;
+    // A failed link keeps a sliver of capacity so the simulators stay finite; the timeout analysis
+    // reports the failure itself.
+    const double f = std::max(fault.factor, 1e-9);
+    const int32_t base = net.level_base_[l];
+    if (c.levels[l].kind == LevelKind::kFullMesh) {
+      const int p = L.sizes[l];
+      for (int j = 0; j < p; ++j) net.links_[static_cast<size_t>(base + fault.rank * p + j)].capacity *= f;
+    } else {
+      net.links_[static_cast<size_t>(base + fault.rank)].capacity *= f;
+      net.links_[static_cast<size_t>(base + n + fault.rank)].capacity *= f;
+    }
+  }
+  return net;
+}
+
+int Network::LeafOf(int rank) const {
+  const int per = cluster_->fabric.nics_per_leaf;
+  if (cluster_->fabric.placement == "rail") {
+    const int server = std::max(1, std::min(cluster_->npus_per_server, layout_.ranks));
+    const int local = rank % server, srv = rank / server;
+    const int servers_per_leaf = std::max(1, per);
+    const int groups = (layout_.ranks / server + servers_per_leaf - 1) / servers_per_leaf;
+    return local * groups + srv / servers_per_leaf;
+  }
+  return rank / per;
+}
+
+int Network::SpineOf(int src, int dst) const { return static_cast<int>(FlowHash(seed_, src, dst) % up_); }
+
+Path Network::Route(int src, int dst) const {
+  Path path;
+  const size_t l = layout_.CrossLevel(src, dst);
+  const Level& level = cluster_->levels[l];
+  const int32_t base = level_base_[l];
+  const int n = layout_.ranks;
+  path.latency_s = level.latency_us.value * 1e-6;
+  if (level.kind == LevelKind::kFullMesh) {
+    path.links[0] = base + src * layout_.sizes[l] + layout_.Coord(dst, l);
+    path.count = 1;
+  } else if (level.kind == LevelKind::kSwitch) {
+    path.links[0] = base + src;
+    path.links[1] = base + n + dst;
+    path.count = 2;
+  } else {
+    const int ls = LeafOf(src), ld = LeafOf(dst);
+    const double hop = cluster_->fabric.hop_latency_us.value * 1e-6;
+    path.links[path.count++] = nic_up_ + src;
+    if (ls != ld) {
+      const uint64_t h = FlowHash(seed_, src, dst);
+      const int u = static_cast<int>(h % up_);
+      path.links[path.count++] = leaf_up_ + ls * up_ + u;
+      const int ps = ls / leaves_per_pod_, pd = ld / leaves_per_pod_;
+      if (ps != pd) {
+        const int k = static_cast<int>((h >> 32) % core_up_);
+        path.links[path.count++] = spine_up_ + (ps * up_ + u) * core_up_ + k;
+        path.links[path.count++] = spine_down_ + (pd * up_ + u) * core_up_ + k;
+      }
+      path.links[path.count++] = leaf_down_ + ld * up_ + u;
+    }
+    path.links[path.count++] = nic_down_ + dst;
+    path.latency_s += hop * (path.count - 1);
+  }
+  return path;
+}
+
+}  // namespace npugap::comm

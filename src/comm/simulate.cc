@@ -1,0 +1,148 @@
+// The front door: validates the request, picks the plan, splits the collective into
+// HCCL_BUFFSIZE rounds and times them with the chosen simulator.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "npugap/comm/simulate.h"
+
+namespace npugap::comm {
+namespace {
+
+Status ValidateSpec(const CollectiveSpec& spec, int ranks) {
+  if (!(spec.bytes > 0) || !std::isfinite(spec.bytes))
+    return Status::InvalidArgument(fmt::format("--bytes {}: must be > 0", spec.bytes));
+  if (spec.root < 0 || spec.root >= ranks)
+    return Status::InvalidArgument(fmt::format("--root {}: outside 0..{}", spec.root, ranks - 1));
+  if (spec.op == Op::kSendRecv && (spec.peer < 0 || spec.peer >= ranks || spec.peer == spec.root))
+    return Status::InvalidArgument(
+        fmt::format("--peer {}: must be another rank in 0..{}", spec.peer, ranks - 1));
+  if (!spec.alltoallv.empty()) {
+    if (spec.alltoallv.size() != static_cast<size_t>(ranks))
+      return Status::InvalidArgument(
+          fmt::format("alltoallv: {} rows for {} ranks", spec.alltoallv.size(), ranks));
+    for (size_t i = 0; i < spec.alltoallv.size(); ++i) {
+      if (spec.alltoallv[i].size() != static_cast<size_t>(ranks))
+        return Status::InvalidArgument(
+            fmt::format("alltoallv: row {} has {} entries, not {}", i, spec.alltoallv[i].size(), ranks));
+      for (double b : spec.alltoallv[i])
+        if (!(b >= 0))
+          return Status::InvalidArgument(fmt::format("alltoallv: row {}: negative size {}", i, b));
+    }
+  }
+  return Status::Ok();
+}
+
+// Per-round synchronisation: one notify handshake (a round trip) over the outermost level used.
+// HCCL does not document the cost; this is npugap's assumption (docs/clusters.md).
+double RoundSync(const Cluster& c, const Layout& L) {
+  return 2 * c.levels[L.sizes.size() - 1].latency_us.value * 1e-6;
+}
+
+}  // namespace
+
+Expected<SimKind> ParseSimKind(const std::string& s) {
+  if (s == "analytical") return SimKind::kAnalytical;
+  if (s == "flow") return SimKind::kFlow;
+  return Status::InvalidArgument("--sim '" + s + "': unknown simulator (valid: analytical, flow)");
+}
+
+std::vector<Straggler> RandomStragglers(int ranks, int count, double max_delay_s, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> order(static_cast<size_t>(ranks));
+  for (int i = 0; i < ranks; ++i) order[static_cast<size_t>(i)] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::uniform_real_distribution<double> delay(0, max_delay_s);
+  std::vector<Straggler> out;
+  for (int i = 0; i < std::min(count, ranks); ++i) out.push_back({order[static_cast<size_t>(i)], delay(rng)});
+  return out;
+}
+
+Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks, const CollectiveSpec& spec,
+                                              const SimOptions& o) {
+  NPUGAP_ASSIGN_OR_RETURN(Layout layout, MakeLayout(cluster, ranks));
+  NPUGAP_RETURN_IF_ERROR(ValidateSpec(spec, ranks));
+  if (ranks < 2)
+    return Status::InvalidArgument(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
+  NPUGAP_ASSIGN_OR_RETURN(Plan plan, SelectPlan(cluster, layout, spec.op, spec.bytes, o.algo));
+  std::vector<double> start(static_cast<size_t>(ranks), 0.0);
+  for (const Straggler& s : o.stragglers) {
+    if (s.rank < 0 || s.rank >= ranks)
+      return Status::InvalidArgument(fmt::format("--straggler {}: rank outside 0..{}", s.rank, ranks - 1));
+    if (!(s.delay_s >= 0))
+      return Status::InvalidArgument(fmt::format("--straggler {}: delay must be >= 0", s.rank));
+    start[static_cast<size_t>(s.rank)] += s.delay_s;
+  }
+  // NCCL streams through its own channel buffers: no HCCL_BUFFSIZE rounds unless asked for.
+  const double buff = o.buffsize_bytes > 0         ? o.buffsize_bytes
+                      : cluster.family == "nvidia" ? std::numeric_limits<double>::infinity()
+                                                   : cluster.hccl.buffsize_mb.value * 1024 * 1024;
+  CollectiveResult result;
+  result.algo = spec.op == Op::kSendRecv ? "p2p" : plan.Describe();
+  result.rounds = static_cast<int>(std::max(1.0, std::ceil(spec.bytes / buff - 1e-12)));
+  const double last_bytes = result.rounds == 1 ? spec.bytes : spec.bytes - (result.rounds - 1) * buff;
+  const auto latest = std::max_element(start.begin(), start.end());
+  const double max_delay = *latest;
+  result.slowest_rank = static_cast<int>(latest - start.begin());
+  result.slowest_rank_wait_s = max_delay - *std::min_element(start.begin(), start.end());
+
+  auto round_spec = [&](double bytes) {
+    CollectiveSpec s = spec;
+    s.bytes = bytes;
+    if (!s.alltoallv.empty())
+      for (auto& row : s.alltoallv)
+        for (double& b : row) b *= bytes / spec.bytes;
+    return s;
+  };
+  double total = 0;
+  if (o.kind == SimKind::kAnalytical) {
+    const double full =
+        AnalyticalTime(cluster, layout, round_spec(std::min(buff, spec.bytes)), plan, o.link_faults);
+    const double last = AnalyticalTime(cluster, layout, round_spec(last_bytes), plan, o.link_faults);
+    total = max_delay + (result.rounds - 1) * full + last;
+    NPUGAP_ASSIGN_OR_RETURN(Network check, Network::Build(cluster, layout, o.ecmp_seed, o.link_faults));
+    result.link_failed = check.has_failed_link();
+  } else {
+    NPUGAP_ASSIGN_OR_RETURN(Network net, Network::Build(cluster, layout, o.ecmp_seed, o.link_faults));
+    result.link_failed = net.has_failed_link();
+    const double gamma = cluster.reduction_overlapped ? std::numeric_limits<double>::infinity()
+                                                      : cluster.reduce_gbps.value * 1e9;
+    // Rounds are separated by a synchronisation, so equal rounds take equal time: the first round
+    // (with the stragglers' late entry), one plain full round when there are more, and the last.
+    auto run = [&](double bytes, const std::vector<double>& st) -> Expected<FlowSimResult> {
+      NPUGAP_ASSIGN_OR_RETURN(Schedule sched, BuildSchedule(layout, round_spec(bytes), plan));
+      result.transfers = std::max<int64_t>(result.transfers, static_cast<int64_t>(sched.transfers.size()));
+      FlowSimResult r = SimulateFlows(net, sched, gamma, st, o.merge_window_rel);
+      result.solves += r.solves;
+      return r;
+    };
+    const std::vector<double> none;
+    if (result.rounds == 1) {
+      NPUGAP_ASSIGN_OR_RETURN(FlowSimResult r, run(spec.bytes, start));
+      total = r.time_s;
+    } else {
+      NPUGAP_ASSIGN_OR_RETURN(FlowSimResult first, run(buff, start));
+      total = first.time_s;
+      if (result.rounds > 2) {
+        double mid = first.time_s;  // without stragglers the first round is a plain one
+        if (!o.stragglers.empty()) {
+          NPUGAP_ASSIGN_OR_RETURN(FlowSimResult plain, run(buff, none));
+          mid = plain.time_s;
+        }
+        total += (result.rounds - 2) * mid;
+      }
+      NPUGAP_ASSIGN_OR_RETURN(FlowSimResult last, run(last_bytes, none));
+      total += last.time_s;
+    }
+  }
+  total += (result.rounds - 1) * RoundSync(cluster, layout);
+  result.time_s = total;
+  result.algbw_gbps = spec.bytes / total / 1e9;
+  result.busbw_gbps = result.algbw_gbps * BusBwFactor(spec.op, ranks);
+  return result;
+}
+
+}  // namespace npugap::comm

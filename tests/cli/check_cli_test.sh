@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# End-to-end tests of `npugap check`: exit codes 0 / 1 / 2, JSON keys, one-line errors on bad
+# input, and --write-static round trip (the static model runs and gives the same outputs).
+# The models are written here by a tiny protobuf encoder (no Python onnx package needed).
+set -uo pipefail
+NPUGAP=${1:?usage: check_cli_test.sh NPUGAP_BINARY}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name"
+  fi
+}
+
+# expect_rc NAME RC COMMAND...: the command exits with RC.
+expect_rc() {
+  local name=$1 want=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+# expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text.
+expect_error() {
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l < "$TMP/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+py() { /usr/bin/python3 "$@"; }
+
+# --- models -----------------------------------------------------------------
+py - "$TMP" <<'PYEOF'
+import struct, sys
+out = sys.argv[1]
+
+def varint(n):
+    n &= (1 << 64) - 1
+    b = bytearray()
+    while True:
+        x = n & 0x7F
+        n >>= 7
+        if n:
+            b.append(x | 0x80)
+        else:
+            b.append(x)
+            return bytes(b)
+
+def key(field, wire): return varint(field << 3 | wire)
+def vint(field, n): return key(field, 0) + varint(n)
+def ld(field, payload):
+    if isinstance(payload, str): payload = payload.encode()
+    return key(field, 2) + varint(len(payload)) + payload
+
+FLOAT, INT64, DOUBLE = 1, 7, 11
+
+def value_info(name, elem, dims):
+    shape = b"".join(ld(1, vint(1, d) if isinstance(d, int) else ld(2, d)) for d in dims)
+    return ld(1, name) + ld(2, ld(1, vint(1, elem) + ld(2, shape)))
+
+def int64_tensor(name, values):
+    return vint(1, len(values)) + vint(2, INT64) + \
+        b"".join(vint(7, v) for v in values) + ld(8, name)
+
+def attr_int(name, v): return ld(1, name) + vint(20, 2) + vint(3, v)
+
+def node(op, ins, outs, name, attrs=b"", domain=""):
+    b = b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op) + attrs
+    if domain: b += ld(7, domain)
+    return b
+
+def model(path, nodes, inputs, outputs, inits=(), opsets=(("", 13),)):
+    g = b"".join(ld(1, n) for n in nodes) + ld(2, "g") + b"".join(ld(5, t) for t in inits)
+    g += b"".join(ld(11, v) for v in inputs) + b"".join(ld(12, v) for v in outputs)
+    m = vint(1, 8) + ld(7, g) + b"".join(ld(8, ld(1, d) + vint(2, v)) for d, v in opsets)
+    open(f"{out}/{path}", "wb").write(m)
+
+relu = [node("Relu", ["x"], ["y"], "relu")]
+model("static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
+model("f64.onnx", relu, [value_info("x", DOUBLE, [2, 3])], [value_info("y", DOUBLE, [2, 3])])
+model("opset8.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])], opsets=(("", 8),))
+model("custom.onnx", [node("Fancy", ["x"], ["y"], "fancy", domain="my.ops")], [value_info("x", FLOAT, [2, 3])],
+      [value_info("y", FLOAT, [2, 3])], opsets=(("", 13), ("my.ops", 1)))
+# x[N,3,4] -> Relu -> Reshape(r, Concat(Gather(Shape(r), 0), [12])): the torch.flatten pattern.
+model("flatten.onnx", [
+    node("Relu", ["x"], ["r"], "relu"),
+    node("Shape", ["r"], ["s"], "shape"),
+    node("Gather", ["s", "zero"], ["n"], "gather"),
+    node("Concat", ["n", "twelve"], ["target"], "concat", ld(5, attr_int("axis", 0))),
+    node("Reshape", ["r", "target"], ["y"], "reshape"),
+], [value_info("x", FLOAT, ["N", 3, 4])], [value_info("y", FLOAT, ["N", 12])],
+    inits=[int64_tensor("zero", [0]), int64_tensor("twelve", [12])])
+PYEOF
+check "models written" test -s "$TMP/flatten.onnx"
+
+json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
+  py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# --- exit codes and JSON ------------------------------------------------------
+expect_rc "static relu is clean: exit 0" 0 "$NPUGAP" check "$TMP/static.onnx" --target ascend910b2
+"$NPUGAP" check "$TMP/static.onnx" --json > "$TMP/static.json"
+check "json keys" py -c "
+import json; d=json.load(open('$TMP/static.json'))
+assert all(k in d for k in ('nodes', 'dynamic', 'summary', 'deployable')), d.keys()
+assert all(k in d['nodes'][0] for k in ('name', 'op_type', 'verdict', 'reason')), d['nodes'][0]
+assert d['summary'] == {'aicore': 1, 'aicpu': 0, 'unsupported': 0, 'unknown': 0}, d['summary']
+assert d['deployable'] is True and d['dynamic'] == []
+"
+expect_rc "float64: exit 1" 1 "$NPUGAP" check "$TMP/f64.onnx" --json
+check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable']")" = "aicpu True"
+expect_rc "custom domain: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --json
+check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['nodes'][0]['error'], d['deployable']")" = "unsupported E19010 False"
+expect_rc "custom domain with a plugin: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain my.ops
+expect_rc "opset 8: exit 1" 1 "$NPUGAP" check "$TMP/opset8.onnx" --json
+check "opset 8 is E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], bool(d['opset_error'])")" = "E19010 True"
+expect_rc "symbolic batch: exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --json
+check "symbolic batch blocks, with gears as a fix" py -c "
+import json; d=json.load(open('$TMP/out'))
+kinds = {f['kind']: f for f in d['dynamic']}
+assert d['deployable'] is False
+assert '--dynamic_batch_size' in kinds['symbolic_input']['fix'], kinds
+assert kinds['shape_subgraph']['blocking'] and kinds['shape_subgraph']['nodes'] == ['shape', 'gather', 'concat'], kinds
+"
+expect_rc "bound batch: foldable chain, exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --json
+check "bound batch is deployable" test "$(json_get "$TMP/out" "d['deployable'], [f['blocking'] for f in d['dynamic']]")" = "True [False]"
+"$NPUGAP" check "$TMP/flatten.onnx" --target ascend310p3 > "$TMP/text.txt"
+check "text report names the target and the fix" grep -q "Ascend310P3.*--dynamic_batch_size\|--dynamic_batch_size" "$TMP/text.txt"
+
+# --- --write-static round trip ------------------------------------------------
+"$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --target ascend910b2 --write-static "$TMP/flat_static.onnx" > "$TMP/ws.txt"
+check "write-static writes the model" test -s "$TMP/flat_static.onnx"
+check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=$TMP/flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
+check "no temporary file left" test "$(ls "$TMP" | grep -c 'flat_static.onnx.')" -eq 0
+expect_rc "static model is clean: exit 0" 0 "$NPUGAP" check "$TMP/flat_static.onnx" --json
+check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in d['nodes']]")" = "['Relu', 'Reshape']"
+expect_rc "original runs" 0 "$NPUGAP" run "$TMP/flatten.onnx" --batch 2 --seed 7 --save-outputs "$TMP/orig_out"
+expect_rc "static model runs" 0 "$NPUGAP" run "$TMP/flat_static.onnx" --seed 7 --save-outputs "$TMP/static_out"
+# Relu and Reshape are exact, so the saved outputs must be identical byte for byte.
+check "static model gives the same outputs" cmp -s "$TMP/orig_out/y.npy" "$TMP/static_out/y.npy"
+
+# --- bad input: exit 2, one line naming the value ---------------------------------
+expect_error "missing model" "nope.onnx" "$NPUGAP" check "$TMP/nope.onnx"
+expect_error "batch 0" "--batch 0" "$NPUGAP" check "$TMP/flatten.onnx" --batch 0
+expect_error "negative batch" "--batch -3" "$NPUGAP" check "$TMP/flatten.onnx" --batch -3
+expect_error "bad shape" "'3xQ'" "$NPUGAP" check "$TMP/flatten.onnx" --shape x=3xQ
+expect_error "unknown target" "ascend911" "$NPUGAP" check "$TMP/static.onnx" --target ascend911
+expect_error "target without ATC" "cpu-dev" "$NPUGAP" check "$TMP/static.onnx" --target cpu-dev
+expect_error "unknown precision mode" "--precision-mode-v2" "$NPUGAP" check "$TMP/static.onnx" --precision-mode-v2 fp8
+expect_error "write-static needs bound inputs" "input 'x'" "$NPUGAP" check "$TMP/flatten.onnx" --write-static "$TMP/never.onnx"
+check "nothing written on error" test ! -e "$TMP/never.onnx"
+expect_error "write-static into a missing folder" "$TMP/no/dir/s.onnx" "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --write-static "$TMP/no/dir/s.onnx"
+"$NPUGAP" targets show ascend910b2 --json | py -c "
+import json, sys; p = json.load(sys.stdin)['profile']; del p['compiler']['soc_version']
+json.dump(p, open('$TMP/broken.json', 'w'))"
+expect_error "profile missing a field" "soc_version" "$NPUGAP" check "$TMP/static.onnx" --target "$TMP/broken.json"
+"$NPUGAP" targets show ascend910b2 --json | py -c "
+import json, sys; p = json.load(sys.stdin)['profile']; p['buffers']['ub']['value'] = 0
+json.dump(p, open('$TMP/zero.json', 'w'))"
+expect_error "profile with a zero size" "buffers.ub" "$NPUGAP" check "$TMP/static.onnx" --target "$TMP/zero.json"
+"$NPUGAP" targets show ascend910b2 --json | py -c "
+import json, sys; p = json.load(sys.stdin)['profile']; p['colour'] = 'blue'
+json.dump(p, open('$TMP/extra.json', 'w'))"
+"$NPUGAP" check "$TMP/static.onnx" --target "$TMP/extra.json" > "$TMP/out" 2> "$TMP/err"
+check "unknown profile key: a warning, the check still runs" test $? -eq 0 -a "$(grep -c 'warning.*colour' "$TMP/err")" -eq 1
+printf 'not a model' > "$TMP/garbage.onnx"
+expect_error "not a model" "garbage.onnx" "$NPUGAP" check "$TMP/garbage.onnx"
+
+echo "check_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End-to-end tests of `npugap comm` and `npugap comm dp`: the table, the JSON keys, and every
+# bad-input path (one-line error naming the flag / value, exit code 2, nothing on stdout).
+set -uo pipefail
+NPUGAP=${1:?usage: comm_cli_test.sh NPUGAP_BINARY}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME COMMAND...
+  local name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name"
+  fi
+}
+
+# expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text.
+expect_error() {
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l < "$TMP/err")
+  if [[ $rc -eq 2 && $lines -eq 1 && ! -s "$TMP/out" ]] && grep -qF -- "$text" "$TMP/err"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+json_get() {  # json_get FILE PYTHON_EXPR(j)
+  python3 -c "import json,sys; j=json.load(open('$1')); print($2)"
+}
+
+# ---- the main job -----------------------------------------------------------
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 16 --op allreduce --bytes 8M:64M:x2 > "$TMP/table" 2> "$TMP/err"
+check "table exit 0" test $? -eq 0
+check "table has 4 rows" test "$(grep -c 'level0:fullmesh;level1:NHR' "$TMP/table")" -eq 4
+check "table header" grep -q 'busbw(GB/s)' "$TMP/table"
+
+"$NPUGAP" comm --cluster cloudmatrix384 --ranks 768 --op allgather --bytes 1G --sim analytical --json > "$TMP/a3.json"
+check "json exit 0" test $? -eq 0
+check "json row keys" test "$(json_get "$TMP/a3.json" "sorted(j['rows'][0].keys())")" = \
+  "['algbw_gbps', 'algo', 'busbw_gbps', 'bytes', 'rounds', 'time_us']"
+check "json bytes" test "$(json_get "$TMP/a3.json" "int(j['rows'][0]['bytes'])")" = 1073741824
+check "json busbw = algbw*(n-1)/n" test "$(json_get "$TMP/a3.json" \
+  "abs(j['rows'][0]['busbw_gbps'] - j['rows'][0]['algbw_gbps']*767/768) < 1e-9")" = True
+check "json rounds 6" test "$(json_get "$TMP/a3.json" "j['rows'][0]['rounds']")" = 6
+
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 64 --bytes 256M --sim flow --algo 'level0:NA;level1:H-D_R' --json > "$TMP/flow.json"
+check "flow exit 0" test $? -eq 0
+check "flow algo" test "$(json_get "$TMP/flow.json" "j['rows'][0]['algo']")" = "level0:fullmesh;level1:H-D_R"
+
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 16 --bytes 64M --straggler 3:200000 --json > "$TMP/late.json"
+check "straggler exit 0" test $? -eq 0
+check "straggler EI0006" test "$(json_get "$TMP/late.json" "j['timeouts']['errors'][0]['class'][:6]")" = EI0006
+check "straggler ranks" test "$(json_get "$TMP/late.json" "j['timeouts']['errors'][0]['ranks']")" = "all but 3"
+
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 16 --bytes 64M --link-fault 9:scale-out:0 > "$TMP/fail.txt"
+check "failed link reported" grep -q 'RDMA retry exhausted' "$TMP/fail.txt"
+
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 1024 --bytes 256M --sim flow --random-stragglers 4:2 --json > "$TMP/rs.json"
+check "random stragglers exit 0" test $? -eq 0
+# A 4:1 oversubscribed fabric of 8 NICs per leaf makes H-D_R's cross-leaf steps slower in the flow model.
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 256 --bytes 256M --sim flow --algo 'level0:NA;level1:H-D_R' --json > "$TMP/f1.json"
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 256 --bytes 256M --sim flow --algo 'level0:NA;level1:H-D_R' \
+  --nics-per-leaf 8 --oversubscription 4 --json > "$TMP/f4.json"
+check "oversubscription slows" test "$(python3 -c "import json; a=json.load(open('$TMP/f1.json')); b=json.load(open('$TMP/f4.json')); print(b['rows'][0]['time_us'] > 1.5*a['rows'][0]['time_us'])")" = True
+"$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1400M --backward-ms 200 --json > "$TMP/dp.json"
+check "dp exit 0" test $? -eq 0
+check "dp keys" test "$(json_get "$TMP/dp.json" "all(k in j for k in ('step_ms','exposed_comm_ms','scaling_efficiency'))")" = True
+check "dp ranks 8..16384" test "$(json_get "$TMP/dp.json" "[r['ranks'] for r in j['rows']]")" = \
+  "[8, 16, 64, 384, 1024, 4096, 16384]"
+check "dp step = backward + exposed" test "$(json_get "$TMP/dp.json" \
+  "abs(j['step_ms'] - 200 - j['exposed_comm_ms']) < 1e-9")" = True
+"$NPUGAP" comm dp --cluster dgx-h100 --ranks 64 --grad-bytes 100M --backward-ms 50 > "$TMP/dp.txt"
+check "dp table" grep -q 'efficiency' "$TMP/dp.txt"
+
+# ---- bad input: one line, exit 2 ------------------------------------------
+A2=(--cluster atlas800t-a2 --ranks 16)
+expect_error "unknown cluster" "unknown cluster 'atlas9000' (valid: atlas800-910, atlas800t-a2" \
+  "$NPUGAP" comm --cluster atlas9000 --ranks 8
+expect_error "missing cluster" "--cluster: required" "$NPUGAP" comm --ranks 8
+expect_error "cluster file missing" "nope.json: cannot open cluster file" "$NPUGAP" comm --cluster ./nope.json --ranks 8
+echo '{"name": "x"}' > "$TMP/bad.json"
+expect_error "cluster file invalid" "bad.json: family" "$NPUGAP" comm --cluster "$TMP/bad.json" --ranks 8
+expect_error "unknown op" "--op 'allreduse': unknown collective (valid: allreduce" "$NPUGAP" comm "${A2[@]}" --op allreduse
+expect_error "unknown algo" "unknown algorithm 'fast' (valid: NA, ring, H-D_R" "$NPUGAP" comm "${A2[@]}" --algo 'level0:NA;level1:fast'
+expect_error "algo syntax" "is not levelN:ALGO" "$NPUGAP" comm "${A2[@]}" --algo 'ring'
+expect_error "algo level0" "level0 accepts only NA" "$NPUGAP" comm "${A2[@]}" --algo 'level0:ring'
+expect_error "algo for op" "pairwise applies to alltoall only" "$NPUGAP" comm "${A2[@]}" --algo 'level0:NA;level1:pairwise'
+expect_error "ranks not multiple" "--ranks 12: does not fit atlas800t-a2" "$NPUGAP" comm --cluster atlas800t-a2 --ranks 12
+expect_error "ranks too many" "--ranks 65536: atlas800t-a2 holds at most 32768" "$NPUGAP" comm --cluster atlas800t-a2 --ranks 65536
+expect_error "ranks 910 small" "--ranks 6: inside one atlas800-910 server HCCL allows 1, 2, 4, 8" \
+  "$NPUGAP" comm --cluster atlas800-910 --ranks 6
+expect_error "ranks one" "--ranks 1: a collective needs at least 2 ranks" "$NPUGAP" comm --cluster atlas800t-a2 --ranks 1
+expect_error "ranks zero" "--ranks 0: must be >= 1" "$NPUGAP" comm --cluster atlas800t-a2 --ranks 0
+expect_error "bytes zero" "--bytes '0': size must be > 0" "$NPUGAP" comm "${A2[@]}" --bytes 0
+expect_error "bytes garbage" "--bytes 'lots': cannot parse a size" "$NPUGAP" comm "${A2[@]}" --bytes lots
+expect_error "bytes unit" "unknown unit 'Q'" "$NPUGAP" comm "${A2[@]}" --bytes 8Q
+expect_error "bytes range" "max is below min" "$NPUGAP" comm "${A2[@]}" --bytes 8M:1M
+expect_error "bytes factor" "factor 'x1' must be xN with N > 1" "$NPUGAP" comm "${A2[@]}" --bytes 1M:8M:x1
+expect_error "sim" "--sim 'packet': unknown simulator (valid: analytical, flow)" "$NPUGAP" comm "${A2[@]}" --sim packet
+expect_error "buffsize" "--buffsize '0': size must be > 0" "$NPUGAP" comm "${A2[@]}" --buffsize 0
+expect_error "straggler syntax" "--straggler '3': expected RANK:MS" "$NPUGAP" comm "${A2[@]}" --straggler 3
+expect_error "straggler rank" "--straggler 99: rank outside 0..15" "$NPUGAP" comm "${A2[@]}" --straggler 99:5
+expect_error "fault level" "level 'nvlink' is not used by 16 ranks (valid: hccs, scale-out)" \
+  "$NPUGAP" comm "${A2[@]}" --link-fault 2:nvlink:0.5
+expect_error "fault factor" "factor 2 must be in [0, 1]" "$NPUGAP" comm "${A2[@]}" --link-fault 2:hccs:2
+expect_error "connect timeout" "HCCL_CONNECT_TIMEOUT 10: must be in [120, 7200]" "$NPUGAP" comm "${A2[@]}" --connect-timeout 10
+expect_error "root" "--root 16: outside 0..15" "$NPUGAP" comm "${A2[@]}" --op broadcast --root 16
+expect_error "flow too big" "use --sim analytical" "$NPUGAP" comm --cluster atlas800t-a2 --ranks 16384 --op alltoall --bytes 1G --sim flow
+expect_error "random stragglers" "--random-stragglers 'many': expected COUNT:MAXMS[:SEED]" \
+  "$NPUGAP" comm "${A2[@]}" --random-stragglers many
+expect_error "rdma retry" "HCCL_RDMA_RETRY_CNT 9: must be in [1, 7]" "$NPUGAP" comm "${A2[@]}" --rdma-retry 9
+expect_error "exec timeout 910" "HCCL_EXEC_TIMEOUT 20000: must be in (0, 17340] s on 910" \
+  "$NPUGAP" comm --cluster atlas800-910 --ranks 8 --exec-timeout 20000
+expect_error "nics per leaf" "--nics-per-leaf -4: must be >= 1" "$NPUGAP" comm "${A2[@]}" --nics-per-leaf -4
+expect_error "oversubscription" "--oversubscription 0.5: must be >= 1" "$NPUGAP" comm "${A2[@]}" --oversubscription 0.5
+expect_error "dp grad missing" "--grad-bytes: required" "$NPUGAP" comm dp --cluster atlas800t-a2 --backward-ms 10
+expect_error "dp grad zero" "--grad-bytes '0': size must be > 0" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 0 --backward-ms 10
+expect_error "dp backward" "--backward-ms -1: required" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G
+expect_error "dp bucket" "--bucket 'x': cannot parse a size" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G --backward-ms 5 --bucket x
+expect_error "dp ranks" "--ranks 12: does not fit" "$NPUGAP" comm dp --cluster atlas800t-a2 --ranks 12 --grad-bytes 1G --backward-ms 5
+expect_error "dp model" "missing.onnx" "$NPUGAP" comm dp --cluster atlas800t-a2 --model "$TMP/missing.onnx" --backward-ms 5
+
+echo "comm cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
