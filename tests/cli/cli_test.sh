@@ -9,16 +9,8 @@ trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-  fi
-}
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text.
 expect_error() {
