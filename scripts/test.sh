@@ -10,7 +10,7 @@ bash scripts/setup.sh
 jobs=$(nproc)
 start=$(date +%s)
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNPUGAP_BUILD_TESTS=ON -DNPUGAP_BUILD_BENCH=ON > /dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j 1)
 echo "release tests done in $(( $(date +%s) - start )) s"
