@@ -49,6 +49,7 @@ std::string_view LayoutName(Layout layout) {
     case Layout::kNc1hwc0:
       return "NC1HWC0";
     case Layout::kFractalNz:
+    case Layout::kFractalNzRows:
       return "FRACTAL_NZ";
     case Layout::kFractalZ:
       return "FRACTAL_Z";
@@ -92,6 +93,14 @@ int64_t PaddedBytes(const ir::Shape& shape, ir::DType dtype, Layout layout, cons
           dims[dims.size() - 2] = RoundUp(dims[dims.size() - 2], rows);
           dims[dims.size() - 1] = RoundUp(dims[dims.size() - 1], c0);
         }
+      }
+      break;
+    case Layout::kFractalNzRows:
+      // Rows = every dim but the last, folded, then padded like a 2-D NZ matrix.
+      if (c0 > 0 && rows > 0 && !dims.empty()) {
+        int64_t folded = 1;
+        for (size_t i = 0; i + 1 < dims.size(); ++i) folded = SatMul(folded, dims[i]);
+        dims = {RoundUp(folded, rows), RoundUp(dims.back(), c0)};
       }
       break;
     case Layout::kFractalZ:

@@ -1,6 +1,7 @@
 // Layout rules (an ATC-compiled model, docs/memory.md "Layouts"):
 //  - Convolution and pooling compute in NC1HWC0: their 4-D data input and output are 5HD.
-//  - MatMul / Gemm compute on FRACTAL_NZ operands and write FRACTAL_NZ.
+//  - MatMul / Gemm compute on FRACTAL_NZ operands and write FRACTAL_NZ; a MatMul with a 2-D
+//    weight pads its folded rows (batch x M), not each batch's M (layout.h kFractalNzRows).
 //  - Layout-following ops (elementwise, activations, normalization) keep their first input's
 //    layout: GE propagates formats through them instead of converting.
 //  - Every other op reads ND. A conversion (TransData) is a workspace of the converted size live
@@ -62,10 +63,20 @@ int Find(std::vector<int>& parent, int v) {
   return v;
 }
 
+// A MatMul whose B is a 2-D weight: A's and Y's leading dims fold into the rows.
+bool FoldsRows(const ir::Graph& g, const ir::Node& n) {
+  if (n.op_type != "MatMul" || !n.HasInput(1)) return false;
+  const ir::Tensor* b = g.Initializer(n.inputs[1]);
+  return b != nullptr && b->rank() == 2;
+}
+
 // The layout a node wants input `slot` in, or nullopt when it follows (or does not care).
-Layout WantedLayout(const ir::Node& n, size_t slot, const ir::Shape& shape, Layout follow) {
+Layout WantedLayout(const ir::Graph& g, const ir::Node& n, size_t slot, const ir::Shape& shape, Layout follow) {
   if (kFiveHdOps.count(n.op_type)) return slot == 0 && shape.size() == 4 ? Layout::kNc1hwc0 : Layout::kNd;
-  if (kNzOps.count(n.op_type)) return slot < 2 && !shape.empty() ? Layout::kFractalNz : Layout::kNd;
+  if (kNzOps.count(n.op_type)) {
+    if (slot >= 2 || shape.empty()) return Layout::kNd;
+    return slot == 0 && FoldsRows(g, n) ? Layout::kFractalNzRows : Layout::kFractalNz;
+  }
   if (kFollowOps.count(n.op_type)) return follow;
   return Layout::kNd;
 }
@@ -150,7 +161,7 @@ Expected<Lifetimes> ComputeLifetimes(const ir::Graph& graph, const ShapeMap& sha
       last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], i);
       const ir::Shape* shape = shape_of(v);
       if (!npu_layouts || !shape || (IsViewOp(node) && s == 0)) continue;
-      const Layout want = WantedLayout(node, s, *shape, follow);
+      const Layout want = WantedLayout(graph, node, s, *shape, follow);
       const Layout have = layout[static_cast<size_t>(v)];
       if (want != have) {
         lt.workspaces.push_back(
@@ -167,7 +178,7 @@ Expected<Lifetimes> ComputeLifetimes(const ir::Graph& graph, const ShapeMap& sha
       if (kFiveHdOps.count(node.op_type) && shape && shape->size() == 4)
         layout[o] = Layout::kNc1hwc0;
       else if (kNzOps.count(node.op_type) && shape && !shape->empty())
-        layout[o] = Layout::kFractalNz;
+        layout[o] = FoldsRows(graph, node) ? Layout::kFractalNzRows : Layout::kFractalNz;
       else if (kFollowOps.count(node.op_type) && shape && in0 != ir::kNoValue && shape_of(in0) &&
                shape_of(in0)->size() == shape->size())
         layout[o] = follow;

@@ -104,7 +104,7 @@ TEST(InferenceTest, MatMulOperandsAreFractalNz) {
   ASSERT_TRUE(lt.ok());
   ASSERT_EQ(lt->workspaces.size(), 1u);
   EXPECT_EQ(lt->workspaces[0].bytes, 16 * 32 * 4);  // x [3, 20] -> [16, 32]
-  EXPECT_EQ(Named(*lt, m.graph, "y").layout, Layout::kFractalNz);
+  EXPECT_EQ(Named(*lt, m.graph, "y").layout, Layout::kFractalNzRows);  // 2-D weight: rows fold
   EXPECT_EQ(Named(*lt, m.graph, "y").bytes, 16 * 16 * 4);  // y [3, 5] -> [16, 16]
   ASSERT_EQ(lt->weights.size(), 1u);
   EXPECT_EQ(lt->weights[0].device_bytes, 32 * 16 * 4);  // w [20, 5] -> [32, 16]

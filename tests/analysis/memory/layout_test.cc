@@ -45,6 +45,9 @@ TEST(LayoutTest, FractalNzPadsBothMatrixDims) {
   EXPECT_EQ(PaddedBytes({100, 30}, ir::DType::kFloat16, Layout::kFractalNz, b2), 112 * 32 * 2);
   EXPECT_EQ(PaddedBytes({8, 100, 30}, ir::DType::kFloat32, Layout::kFractalNz, b2), 8 * 112 * 32 * 4);
   EXPECT_EQ(PaddedBytes({30}, ir::DType::kFloat32, Layout::kFractalNz, b2), 16 * 32 * 4);  // one row
+  // Folded rows: 8 x 100 = 800 rows (a multiple of 16) instead of 8 x 112.
+  EXPECT_EQ(PaddedBytes({8, 100, 30}, ir::DType::kFloat32, Layout::kFractalNzRows, b2), 800 * 32 * 4);
+  EXPECT_EQ(PaddedBytes({1, 56, 56, 384}, ir::DType::kFloat32, Layout::kFractalNzRows, b2), 3136 * 384 * 4);
   // FRACTAL_Z conv weight [64, 3, 3, 3]: C_in 3 -> 16.
   EXPECT_EQ(PaddedBytes({64, 3, 3, 3}, ir::DType::kFloat32, Layout::kFractalZ, b2), 64 * 16 * 9 * 4);
 }

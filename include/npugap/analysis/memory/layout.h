@@ -16,7 +16,10 @@ namespace npugap::analysis::memory {
 // FRACTAL_NZ: the last two dims rounded up to the fractal's M (rows) and C0 (columns).
 // FRACTAL_Z (convolution weights) pads C_in and C_out to 16 like NZ pads its two dims, so it is
 // computed as kFractalNz over the [C_out, C_in*kh*kw] view with C_in padded (see PaddedBytes).
-enum class Layout { kNd, kNc1hwc0, kFractalNz, kFractalZ };
+// kFractalNzRows: FRACTAL_NZ of a MatMul operand whose leading dims fold into the rows (a MatMul
+// with a 2-D weight is one (batch x M) x K product: torch's linear views its input as 2-D before
+// the mm, so only the folded row count is padded to 16, not each batch's M).
+enum class Layout { kNd, kNc1hwc0, kFractalNz, kFractalNzRows, kFractalZ };
 std::string_view LayoutName(Layout layout);
 
 // C0 and fractal M for a tensor dtype on this target, or 0 when the target has no such layout
