@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
 #include "npugap/ir/dtype.h"
+#include "npugap/ir/tensor.h"
 
 namespace npugap::exec {
 
@@ -50,6 +53,35 @@ bool DispatchBySize(ir::DType t, F&& f) {
     case 8: f.template operator()<uint64_t>(); return true;
     case 16: f.template operator()<__uint128_t>(); return true;
     default: return false;
+  }
+}
+
+// DispatchBySize plus std::string for string tensors: for kernels that only move elements.
+template <typename F>
+bool DispatchMovable(ir::DType t, F&& f) {
+  if (t == ir::DType::kString) {
+    f.template operator()<std::string>();
+    return true;
+  }
+  return DispatchBySize(t, f);
+}
+
+// Element pointer of a tensor for a type chosen by DispatchMovable: the raw buffer, or for
+// T = std::string the out-of-line string vector.
+template <typename T>
+T* Elements(ir::Tensor& t) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return t.strings().data();
+  } else {
+    return t.data<T>();
+  }
+}
+template <typename T>
+const T* Elements(const ir::Tensor& t) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return t.strings().data();
+  } else {
+    return t.data<T>();
   }
 }
 

@@ -57,8 +57,6 @@ int64_t ShapeProduct(const Shape& shape, size_t begin, size_t end) {
 namespace {
 
 using indexing::CopyElements;
-using indexing::DispatchData;
-using indexing::Elements;
 using indexing::ShapeProduct;
 
 // Rows of about this many elements make one ParallelFor grain.
@@ -88,7 +86,7 @@ Status GatherKernel(KernelContext& ctx) {
   const int64_t outer = ShapeProduct(data.shape(), 0, static_cast<size_t>(axis));
   const int64_t inner = ShapeProduct(data.shape(), static_cast<size_t>(axis) + 1, data.shape().size());
   const int64_t count = static_cast<int64_t>(indices.size());
-  const bool ok = DispatchData(data.dtype(), [&]<typename T>() {
+  const bool ok = DispatchMovable(data.dtype(), [&]<typename T>() {
     const T* src = Elements<T>(data);
     T* dst = Elements<T>(out);
     ParallelFor(outer * count, RowGrain(inner), [&](int64_t begin, int64_t end) {
@@ -167,7 +165,7 @@ Status GatherElementsKernel(KernelContext& ctx) {
   if (out.numel() > 0) {
     const std::vector<int64_t> strides = ContiguousStrides(data.shape());
     const int64_t last = indices_tensor.shape().back();
-    const bool ok = DispatchData(data.dtype(), [&]<typename T>() {
+    const bool ok = DispatchMovable(data.dtype(), [&]<typename T>() {
       const T* src = Elements<T>(data);
       T* dst = Elements<T>(out);
       ParallelFor(out.numel() / last, RowGrain(last), [&](int64_t begin, int64_t end) {
@@ -235,7 +233,7 @@ Status GatherNDKernel(KernelContext& ctx) {
     }
     offsets[static_cast<size_t>(t)] = offset;
   }
-  const bool ok = DispatchData(data.dtype(), [&]<typename T>() {
+  const bool ok = DispatchMovable(data.dtype(), [&]<typename T>() {
     const T* src = Elements<T>(data);
     T* dst = Elements<T>(out);
     ParallelFor(tuples, RowGrain(slice), [&](int64_t begin, int64_t end) {
@@ -273,7 +271,7 @@ Status ScatterInto(KernelContext& ctx, const Tensor& data, const Tensor& updates
   Tensor out = data.Clone();
   bool ok;
   if (reduction == Reduction::kNone) {
-    ok = DispatchData(data.dtype(), [&]<typename T>() {
+    ok = DispatchMovable(data.dtype(), [&]<typename T>() {
       T* dst = Elements<T>(out);
       const T* src = Elements<T>(updates);
       for_each_update([&](int64_t d, int64_t s, int64_t n) { CopyElements(dst + d, src + s, n); });

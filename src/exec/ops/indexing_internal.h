@@ -37,33 +37,7 @@ Status ReadIndices(const KernelContext& ctx, const Tensor& t, int64_t dim_size, 
 // Product of shape[begin, end).
 int64_t ShapeProduct(const Shape& shape, size_t begin, size_t end);
 
-// Data-movement dispatch: every fixed-size dtype by its size, plus std::string for string tensors.
-template <typename F>
-bool DispatchData(DType t, F&& f) {
-  if (t == DType::kString) {
-    f.template operator()<std::string>();
-    return true;
-  }
-  return DispatchBySize(t, f);
-}
-
-// Element storage of a tensor for a type chosen by DispatchData (strings live out of line).
-template <typename T>
-T* Elements(Tensor& t) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return t.strings().data();
-  } else {
-    return t.data<T>();
-  }
-}
-template <typename T>
-const T* Elements(const Tensor& t) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return t.strings().data();
-  } else {
-    return t.data<T>();
-  }
-}
+// Data-movement dispatch and element access: DispatchMovable and Elements in npugap/exec/dispatch.h.
 
 // Copies n consecutive elements (memcpy for fixed-size types).
 template <typename T>

@@ -214,7 +214,7 @@ Status UniqueKernel(KernelContext& ctx) {
     y_shape[static_cast<size_t>(axis)] = unique_count;
   }
   NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(x.dtype(), y_shape));
-  DispatchData(x.dtype(), [&]<typename T>() {
+  DispatchMovable(x.dtype(), [&]<typename T>() {
     const T* src = Elements<T>(x);
     T* dst = Elements<T>(y);
     for (int64_t o = 0; o < outer; ++o) {

@@ -53,35 +53,7 @@ Status NonZeroKernel(KernelContext& ctx);
 Status CastKernel(KernelContext& ctx);
 Status CastLikeKernel(KernelContext& ctx);
 
-// ---- type dispatch and element access -------------------------------------------------------
-
-// DispatchBySize plus std::string for string tensors: for kernels that only move elements.
-template <typename F>
-bool DispatchMovable(DType t, F&& f) {
-  if (t == DType::kString) {
-    f.template operator()<std::string>();
-    return true;
-  }
-  return DispatchBySize(t, f);
-}
-
-// Element pointer of a tensor, from the raw buffer or (T = std::string) the string vector.
-template <typename T>
-T* Elements(Tensor& t) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return t.strings().data();
-  } else {
-    return t.data<T>();
-  }
-}
-template <typename T>
-const T* Elements(const Tensor& t) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return t.strings().data();
-  } else {
-    return t.data<T>();
-  }
-}
+// Type dispatch and element access: DispatchMovable and Elements in npugap/exec/dispatch.h.
 
 // Allocates an output tensor; a shape error becomes an error naming the node.
 Expected<Tensor> NewTensor(const KernelContext& ctx, DType dtype, Shape shape);
