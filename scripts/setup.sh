@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libdnnl-dev zlib1g-dev
+  libdnnl-dev ocl-icd-opencl-dev zlib1g-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-numpy python3-onnx python3-torch python3-torchvision
