@@ -42,7 +42,9 @@ json_get() {  # json_get FILE PYTHON_EXPR(j)
 # ---- the main job -----------------------------------------------------------
 "$NPUGAP" comm --cluster atlas800t-a2 --ranks 16 --op allreduce --bytes 8M:64M:x2 > "$TMP/table" 2> "$TMP/err"
 check "table exit 0" test $? -eq 0
-check "table has 4 rows" test "$(grep -c 'level0:fullmesh;level1:NHR' "$TMP/table")" -eq 4
+# HCCL's A2 selection between two servers: ring below 2 MiB per slice (8M, 16M), pipeline from it.
+check "table: ring below 2 MiB per slice" test "$(grep -c 'level0:fullmesh;level1:ring' "$TMP/table")" -eq 2
+check "table: pipeline from 2 MiB per slice" test "$(grep -c 'level0:pipeline;level1:pipeline' "$TMP/table")" -eq 2
 check "table header" grep -q 'busbw(GB/s)' "$TMP/table"
 
 "$NPUGAP" comm --cluster cloudmatrix384 --ranks 768 --op allgather --bytes 1G --sim analytical --json > "$TMP/a3.json"
