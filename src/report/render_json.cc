@@ -1,10 +1,18 @@
 // The JSON form of the report (docs/report.md): stable top-level keys, each section with verdict.
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "npugap/report/render.h"
 
 namespace npugap::report {
 namespace {
+
+// Counts and byte sizes print as integers (1197, not 1197.0).
+nlohmann::json Number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
+  return v;
+}
 
 nlohmann::json ChartJson(const Chart& c) {
   nlohmann::json j{{"id", c.id},           {"title", c.title},     {"kind", ChartKindName(c.kind)},
@@ -30,7 +38,7 @@ nlohmann::json SectionJson(const Section& s) {
   }
   nlohmann::json metrics = nlohmann::json::object();
   for (const Metric& m : s.metrics) {
-    metrics[m.key] = {{"label", m.label}, {"value", m.value}, {"unit", m.unit}, {"text", m.text}};
+    metrics[m.key] = {{"label", m.label}, {"value", Number(m.value)}, {"unit", m.unit}, {"text", m.text}};
   }
   j["metrics"] = metrics;
   j["cause"] = s.cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.cause);

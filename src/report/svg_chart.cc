@@ -11,7 +11,7 @@
 namespace npugap::report {
 namespace {
 
-constexpr int kLeft = 72, kRight = 24, kTop = 34, kBottom = 52;
+constexpr int kLeft = 72, kRight = 24, kTitleTop = 34, kBottom = 52, kNoteLine = 14;
 constexpr const char* kPalette[] = {"#2563eb", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2"};
 constexpr const char* kMarkerColor = "#dc2626";
 constexpr double kOffScaleFactor = 4;
@@ -29,6 +29,7 @@ struct Frame {
   double x0, x1, y0, y1;  // data range
   int w, h;
   bool log_x;
+  int top;  // the plot's top edge: below the title and any off-scale notes
   double px(double x) const {
     const double plot = w - kLeft - kRight;
     if (log_x) {
@@ -38,8 +39,8 @@ struct Frame {
     return kLeft + (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5) * plot;
   }
   double py(double y) const {
-    const double plot = h - kTop - kBottom;
-    return kTop + plot - (y1 > y0 ? (y - y0) / (y1 - y0) : 0) * plot;
+    const double plot = h - top - kBottom;
+    return top + plot - (y1 > y0 ? (y - y0) / (y1 - y0) : 0) * plot;
   }
 };
 
@@ -94,7 +95,8 @@ std::string RenderSvgChart(const Chart& chart, const SvgSize& size) {
           0,
           size.width,
           size.height,
-          chart.log_x && !bar};
+          chart.log_x && !bar,
+          kTitleTop};
   double ymax = 0;
   for (const Series& s : chart.series) {
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
@@ -110,8 +112,12 @@ std::string RenderSvgChart(const Chart& chart, const SvgSize& size) {
   const double data_max = ymax;
   const auto off_scale = [&](const Marker& m) { return data_max > 0 && m.at > kOffScaleFactor * data_max; };
   for (const Marker& m : chart.y_markers) {
-    if (!off_scale(m)) ymax = std::max(ymax, m.at);
+    if (off_scale(m))
+      f.top += kNoteLine;
+    else
+      ymax = std::max(ymax, m.at);
   }
+  const int kTop = f.top;
   const bool empty = f.x0 > f.x1;
   if (empty) f.x0 = 0, f.x1 = 1;
   if (bar) {
@@ -217,7 +223,7 @@ std::string RenderSvgChart(const Chart& chart, const SvgSize& size) {
       o += fmt::format(
           "<text x=\"{}\" y=\"{}\" class=\"marker-label\" text-anchor=\"end\" fill=\"{}\">&#9650; {} "
           "(above the plot)</text>\n",
-          plot_right, 20 + 14 * off_scale_row++, kMarkerColor, EscapeXml(m.label));
+          plot_right, kTitleTop - 2 + kNoteLine * off_scale_row++, kMarkerColor, EscapeXml(m.label));
       continue;
     }
     const double y = f.py(m.at);

@@ -153,5 +153,31 @@ for delay in 0.3 1 2; do
   check "Ctrl-C after ${delay}s: no temporary left" bash -c "! ls '$TMP' | grep -q int.html.tmp-npugap"
 done
 
+# --- a terminal: progress bar and colour (through `script`, which gives the command a TTY) ---------
+if command -v script > /dev/null; then
+  script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty.txt" 2>&1
+  check "TTY: a progress bar" grep -q "4/4 done" "$TMP/tty.txt"
+  check "TTY: colour" grep -q $'\033\\[32m' "$TMP/tty.txt"
+  NO_COLOR=1 script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty2.txt" 2>&1
+  check "TTY with NO_COLOR: no colour" bash -c "! grep -q $'\033\\[32m' '$TMP/tty2.txt'"
+fi
+
+# --- a model with a symbolic batch: the largest batch is searched and recommended -----------------
+MODELS=${NPUGAP_MODELS:-$(dirname "${BASH_SOURCE[0]}")/../../models}
+if [ -f "$MODELS/resnet18_op13.onnx" ]; then
+  R18=$MODELS/resnet18_op13.onnx
+  expect_rc "resnet18 training at batch 4096 on the 310P3: --fail-on memory exits 1" 1 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch 4096 --train --fail-on memory --json "$TMP/r18.json"
+  check "resnet18: the fix and the recommended batch are the largest batch that fits" json_true "$TMP/r18.json" \
+    "j['memory']['verdict'] == 'fail' and 0 < j['memory']['metrics']['max_batch']['value'] < 4096 and [r['value'] for r in j['recommendations'] if r['kind'] == 'batch'] == [str(j['memory']['metrics']['max_batch']['value'])] and str(j['memory']['metrics']['max_batch']['value']) in j['memory']['fix']"
+  B=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/r18.json'))['memory']['metrics']['max_batch']['value'])")
+  expect_rc "resnet18 at the recommended batch passes the gate" 0 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$B" --train --fail-on memory
+  expect_rc "resnet18 one above it fails the gate" 1 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$((B + 1))" --train --fail-on memory
+else
+  echo "analyze_cli_test: $MODELS/resnet18_op13.onnx not generated; batch-search checks skipped"
+fi
+
 echo "analyze_cli_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
