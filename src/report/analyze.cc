@@ -172,7 +172,7 @@ Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Set
   for (int n : counts) {
     auto r = comm::SimulateCollective(cluster, n, spec, sim);
     if (!r.ok()) return NotAvailableSection("comm", "Communication", r.status().message());
-    f.rows.push_back({n, r->time_s, r->busbw_gbps, r->algo});
+    f.rows.push_back({n, r->time_s, r->busbw_gbps, r->algo, std::nullopt});
     if (n == o.ranks) {
       auto t = comm::AnalyzeTimeouts(cluster, *r, sim, comm::TimeoutSettings{});
       if (!t.ok()) return NotAvailableSection("comm", "Communication", t.status().message());

@@ -26,9 +26,14 @@ Section CommSection(const CommFacts& f, std::vector<Setting>* settings) {
     s.cause = fmt::format("ranks {}: {} after {:.0f} s: {}", e.ranks, e.error_class, e.at_s, e.reason);
     s.fix = "raise HCCL_EXEC_TIMEOUT / HCCL_CONNECT_TIMEOUT above the wait, or remove the straggler";
   }
-  s.notes.push_back(
-      "scaling efficiency needs the backward compute time from the performance analysis, which has not "
-      "landed: the all-reduce times are simulated, their overlap with backward is not");
+  if (last.scaling_efficiency) {
+    s.metrics.push_back({"scaling_efficiency", fmt::format("scaling efficiency at {} ranks", last.ranks),
+                         *last.scaling_efficiency, "", FormatPercent(*last.scaling_efficiency)});
+  } else {
+    s.notes.push_back(
+        "scaling efficiency needs the backward compute time from the performance analysis, which has not "
+        "landed: the all-reduce times are simulated, their overlap with backward is not");
+  }
   s.details.push_back(fmt::format("algorithm at {} ranks: {}", last.ranks, last.algo));
   s.details.push_back(
       fmt::format("HCCL_EXEC_TIMEOUT effective {:.0f} s (margin {:.0f} s), HCCL_CONNECT_TIMEOUT "
@@ -47,6 +52,22 @@ Section CommSection(const CommFacts& f, std::vector<Setting>* settings) {
   }
   c.series.push_back(std::move(line));
   s.charts.push_back(std::move(c));
+  Chart e;
+  e.id = "chart-comm-efficiency";
+  e.title = "Data-parallel scaling efficiency (compute / step)";
+  e.x_label = "ranks";
+  e.y_label = "efficiency";
+  e.log_x = true;
+  Series eff{"efficiency", {}, {}};
+  for (const CommRow& r : f.rows) {
+    if (!r.scaling_efficiency) continue;
+    eff.x.push_back(r.ranks);
+    eff.y.push_back(*r.scaling_efficiency);
+  }
+  if (!eff.x.empty()) {
+    e.series.push_back(std::move(eff));
+    s.charts.push_back(std::move(e));
+  }
   if (settings != nullptr && f.buffsize_mb > 0) {
     settings->push_back({SettingKind::kEnv, "HCCL_BUFFSIZE", fmt::format("{:.0f}", f.buffsize_mb),
                          "comm: the buffer size the all-reduce times assume (" + f.buffsize_source + ")"});

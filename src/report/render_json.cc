@@ -15,8 +15,9 @@ nlohmann::json Number(double v) {
 }
 
 nlohmann::json ChartJson(const Chart& c) {
-  nlohmann::json j{{"id", c.id},           {"title", c.title},     {"kind", ChartKindName(c.kind)},
-                   {"x_label", c.x_label}, {"y_label", c.y_label}, {"log_x", c.log_x}};
+  nlohmann::json j{
+      {"id", c.id},           {"title", c.title}, {"kind", ChartKindName(c.kind)}, {"x_label", c.x_label},
+      {"y_label", c.y_label}, {"log_x", c.log_x}, {"zero_based", c.zero_based}};
   if (!c.categories.empty()) j["categories"] = c.categories;
   j["series"] = nlohmann::json::array();
   for (const Series& s : c.series) j["series"].push_back({{"name", s.name}, {"x", s.x}, {"y", s.y}});

@@ -124,8 +124,25 @@ std::string RenderSvgChart(const Chart& chart, const SvgSize& size) {
     f.x0 = -0.5;
     f.x1 = std::max<double>(static_cast<double>(chart.categories.size()), 1.0) - 0.5;
   }
-  const std::vector<double> yticks = NiceTicks(0, ymax > 0 ? ymax * 1.05 : 1, 5);
-  f.y1 = std::max(yticks.back(), ymax > 0 ? ymax * 1.05 : 1.0);
+  // Cosine similarities near 1 are flat on a zero-based axis: such charts start near their data.
+  double ymin = 0;
+  if (!chart.zero_based) {
+    ymin = ymax;
+    for (const Series& s : chart.series)
+      for (double y : s.y)
+        if (std::isfinite(y)) ymin = std::min(ymin, y);
+    for (const Marker& m : chart.y_markers)
+      if (!off_scale(m)) ymin = std::min(ymin, m.at);
+    const double pad = std::max((ymax - ymin) * 0.1, std::fabs(ymax) * 1e-6);
+    ymin -= pad;
+    ymax += pad;
+  }
+  std::vector<double> yticks =
+      chart.zero_based ? NiceTicks(0, ymax > 0 ? ymax * 1.05 : 1, 5) : NiceTicks(ymin, ymax, 5);
+  if (yticks.empty()) yticks = {ymin};
+  f.y0 = chart.zero_based ? 0 : std::min(ymin, yticks.front());
+  f.y1 = chart.zero_based ? std::max(yticks.back(), ymax > 0 ? ymax * 1.05 : 1.0)
+                          : std::max(ymax, yticks.back());
 
   std::string o = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"{}\" class=\"chart\" viewBox=\"0 0 {} {}\" "
@@ -242,13 +259,15 @@ std::string RenderSvgChart(const Chart& chart, const SvgSize& size) {
     o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"marker-label\" fill=\"{}\">{}</text>\n", x + 4,
                      kTop + 12, kMarkerColor, EscapeXml(m.label));
   }
-  // Legend when there is more than one series.
+  // Legend when there is more than one series: in the title row, right-aligned.
   if (chart.series.size() > 1) {
-    int x = kLeft + 8;
+    int width = 0;
+    for (const Series& s : chart.series) width += 24 + 7 * static_cast<int>(s.name.size());
+    int x = plot_right - width;
     for (size_t si = 0; si < chart.series.size(); ++si) {
-      o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>", x, kTop + 2,
+      o += fmt::format("<rect x=\"{}\" y=\"11\" width=\"10\" height=\"10\" fill=\"{}\"/>", x,
                        kPalette[si % std::size(kPalette)]);
-      o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tick\">{}</text>\n", x + 14, kTop + 11,
+      o += fmt::format("<text x=\"{}\" y=\"20\" class=\"tick\">{}</text>\n", x + 14,
                        EscapeXml(chart.series[si].name));
       x += 24 + 7 * static_cast<int>(chart.series[si].name.size());
     }

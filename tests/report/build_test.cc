@@ -224,3 +224,81 @@ TEST_F(SimpleNetReport, CommAllReduceIsTheSimulatorsTime) {
 
 }  // namespace
 }  // namespace npugap::report
+
+namespace npugap::report {
+namespace {
+
+PrecisionFacts Layers(double output_cosine) {
+  PrecisionFacts f;
+  f.mode = "fp16";
+  f.samples = 8;
+  f.cosine_threshold = 0.99;
+  f.threshold_source = "test";
+  f.layers = {{"conv", "Conv", 0.9999, 1e-3}, {"softmax", "Softmax", 0.95, 0.2}, {"fc", "Gemm", 0.98, 0.1}};
+  f.output_cosine = output_cosine;
+  f.keep_fp32 = {"softmax"};
+  return f;
+}
+
+TEST(PrecisionSection, FirstFailingLayerIsMarkedAndKeepFp32IsTheFix) {
+  std::vector<Setting> settings;
+  const Section s = PrecisionSection(Layers(0.98), &settings);
+  EXPECT_EQ(s.verdict, Verdict::kFail);
+  EXPECT_NE(s.cause.find("softmax (Softmax)"), std::string::npos);
+  EXPECT_EQ(s.fix, "keep these nodes in FP32 (ATC --keep_dtype): softmax");
+  ASSERT_EQ(s.charts.size(), 2u);
+  ASSERT_EQ(s.charts[0].x_markers.size(), 1u);
+  EXPECT_EQ(s.charts[0].x_markers[0].at, 1);  // the second layer is the first below 0.99
+  EXPECT_EQ(s.charts[0].y_markers[0].at, 0.99);
+  ASSERT_EQ(settings.size(), 1u);
+  EXPECT_EQ(settings[0].name, "--keep_dtype");
+  EXPECT_EQ(PrecisionSection(Layers(0.995), nullptr).verdict, Verdict::kWarning);  // a layer, not the output
+  PrecisionFacts clean = Layers(0.9999);
+  for (auto& l : clean.layers) l.cosine = 0.9999;
+  const Section ok = PrecisionSection(clean, nullptr);
+  EXPECT_EQ(ok.verdict, Verdict::kOk);
+  EXPECT_TRUE(ok.fix.empty());
+  EXPECT_TRUE(ok.charts[0].x_markers.empty());
+}
+
+PerfFacts Times(double dev, double deploy) {
+  PerfFacts f;
+  f.dev_target = "cpu-dev";
+  f.dev_ms = dev;
+  f.deploy_ms = deploy;
+  f.eager_ms = 2 * deploy;
+  f.breakdown = {{"cube", dev * 0.6, deploy * 0.3}, {"host dispatch", dev * 0.1, deploy * 0.6}};
+  f.top_kernels = {{"conv1", "Conv2D", 900, "cube"}, {"td", "TransData", 300, "memory"}};
+  return f;
+}
+
+TEST(PerfSection, SlowdownAgainstTheGateAndTheGrowingPartAsCause) {
+  PerfFacts f = Times(100, 180);
+  Section s = PerfSection(f, nullptr);
+  EXPECT_EQ(s.verdict, Verdict::kWarning);  // slower than dev, no gate given
+  EXPECT_NE(s.cause.find("host dispatch"), std::string::npos);
+  EXPECT_NE(s.fix.find("compiled graph"), std::string::npos);
+  f.max_slowdown = 1.5;
+  EXPECT_EQ(PerfSection(f, nullptr).verdict, Verdict::kFail);
+  f.max_slowdown = 2;
+  EXPECT_EQ(PerfSection(f, nullptr).verdict, Verdict::kOk);
+  EXPECT_EQ(PerfSection(Times(100, 50), nullptr).verdict, Verdict::kOk);
+  ASSERT_EQ(s.charts.size(), 2u);
+  EXPECT_EQ(s.charts[0].series.size(), 2u);  // dev and deploy
+  EXPECT_EQ(s.charts[1].categories[1], "TransData");
+}
+
+TEST(CommSection, EfficiencyReplacesTheNoteWhenPerfGivesIt) {
+  CommFacts f;
+  f.cluster = "c";
+  f.ranks = 16;
+  f.grad_bytes = 1e8;
+  f.rows = {{8, 0.01, 50, "ring", 0.95}, {16, 0.02, 60, "ring", 0.9}};
+  const Section s = CommSection(f, nullptr);
+  EXPECT_TRUE(s.notes.empty());
+  ASSERT_EQ(s.charts.size(), 2u);
+  EXPECT_EQ(s.charts[1].id, "chart-comm-efficiency");
+}
+
+}  // namespace
+}  // namespace npugap::report

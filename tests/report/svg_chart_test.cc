@@ -139,3 +139,26 @@ TEST(SvgChart, IntegerXGetsNoFractionalTicks) {
 
 }  // namespace
 }  // namespace npugap::report
+
+namespace npugap::report {
+namespace {
+
+TEST(SvgChart, NonZeroBasedAxisStartsNearTheData) {
+  Chart c{"z",
+          "t",
+          ChartKind::kLine,
+          "layer",
+          "cosine",
+          {},
+          {{"s", {0, 1, 2}, {0.9999, 0.995, 0.97}}},
+          {},
+          {{"threshold 0.99", 0.99}},
+          false};
+  c.zero_based = false;
+  const std::string svg = RenderSvgChart(c);
+  EXPECT_EQ(svg.find("text-anchor=\"end\">0<"), std::string::npos);  // no y tick at zero
+  EXPECT_NE(svg.find("text-anchor=\"end\">0.98<"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npugap::report

@@ -63,6 +63,9 @@ struct CommRow {
   double allreduce_s = 0;
   double busbw_gbps = 0;
   std::string algo;
+  // Data-parallel step model (comm::ModelDataParallelStep) once the perf analysis gives the
+  // backward time; empty until then.
+  std::optional<double> scaling_efficiency;
 };
 struct CommFacts {
   std::string cluster;
@@ -74,6 +77,52 @@ struct CommFacts {
   std::string buffsize_source;
 };
 Section CommSection(const CommFacts& facts, std::vector<Setting>* settings);
+
+// ---- precision (builder ready; BuildReport calls it once the issue-3 analysis lands) ------------
+struct LayerError {
+  std::string node;
+  std::string op_type;
+  double cosine = 1;         // worst over the samples, emulated target vs FP32 reference
+  double max_abs_error = 0;  // worst over the samples
+};
+struct PrecisionFacts {
+  std::string mode;  // canonical precision mode the emulation ran
+  int samples = 0;
+  std::vector<LayerError> layers;  // execution order
+  double output_cosine = 1;        // worst model output
+  double output_max_abs_error = 0;
+  double cosine_threshold = 0;  // from the precision analysis (with its source)
+  std::string threshold_source;
+  std::vector<std::string> keep_fp32;  // the analysis's suggested keep-FP32 node list
+};
+// fail: the output's cosine is below the threshold; warning: some layer is, the output is not;
+// ok otherwise. The first failing layer is marked on the per-layer chart.
+Section PrecisionSection(const PrecisionFacts& facts, std::vector<Setting>* settings);
+
+// ---- performance (builder ready; BuildReport calls it once the issue-5 analysis lands) ----------
+struct TimePart {
+  std::string name;  // "cube", "vector", "memory", "TransData", "AI CPU", "host dispatch", ...
+  double dev_ms = 0;
+  double deploy_ms = 0;
+};
+struct KernelTime {
+  std::string name;
+  std::string op_type;
+  double time_us = 0;
+  std::string bound;  // perf::BoundName
+};
+struct PerfFacts {
+  std::string dev_target;
+  double dev_ms = 0;               // iteration time in the dev environment
+  double deploy_ms = 0;            // on the target, compiled graph
+  std::optional<double> eager_ms;  // on the target, eager mode (for the eager -> graph gain)
+  std::vector<TimePart> breakdown;
+  std::vector<KernelTime> top_kernels;  // largest first
+  std::optional<double> max_slowdown;   // --max-slowdown
+};
+// With --max-slowdown: fail when deploy / dev exceeds it. Otherwise warning when the target is
+// slower than the dev environment, ok when not.
+Section PerfSection(const PerfFacts& facts, std::vector<Setting>* settings);
 
 // ---- the whole report -------------------------------------------------------------------------
 struct AnalyzeOptions {

@@ -53,7 +53,8 @@ struct Chart {
   std::vector<Series> series;
   std::vector<Marker> x_markers;
   std::vector<Marker> y_markers;
-  bool log_x = false;  // rank counts 8 .. 16,384
+  bool log_x = false;      // rank counts 8 .. 16,384
+  bool zero_based = true;  // false: the y axis starts near the data (cosine similarities near 1)
 };
 
 struct Section {
