@@ -95,6 +95,14 @@ int RunCheck(const CheckCliOptions& o) {
   if (o.batch_option != nullptr && o.batch_option->count() > 0 && o.model.batch <= 0) {
     return ReportError(Status::InvalidArgument(fmt::format("--batch {}: must be positive", o.model.batch)));
   }
+  for (const std::string& d : o.plugin_domains) {
+    // Plugins are matched against non-standard domains only (docs/compat.md); say so rather than
+    // accept a declaration that could never apply.
+    if (d.empty() || d == "ai.onnx" || d == "ai.onnx.ml") {
+      return ReportError(Status::InvalidArgument(fmt::format(
+          "--plugin-domain '{}': a standard ONNX domain; custom ops need a domain of their own", d)));
+    }
+  }
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
   auto model = LoadModelWithOptions(o.model);
