@@ -98,9 +98,9 @@ int RunCheck(const CheckCliOptions& o) {
   for (const std::string& d : o.plugin_domains) {
     // Plugins are matched against non-standard domains only (docs/compat.md); say so rather than
     // accept a declaration that could never apply.
-    if (d.empty() || d == "ai.onnx" || d == "ai.onnx.ml") {
+    if (d.empty() || d == "ai.onnx") {
       return ReportError(Status::InvalidArgument(fmt::format(
-          "--plugin-domain '{}': a standard ONNX domain; custom ops need a domain of their own", d)));
+          "--plugin-domain '{}': the standard ONNX domain; custom ops need a domain of their own", d)));
     }
   }
   auto target = LoadTargetWithOptions(o.target);

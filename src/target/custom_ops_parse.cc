@@ -36,11 +36,12 @@ std::vector<CustomOpPlugin> ReadCustomOps(ProfileReader& r, const json& compiler
     CustomOpPlugin p;
     // ReadString looks up the last dotted component of the path, so the keys go after a '.'.
     p.domain = ReadName(r, entry, path + ".domain");
-    if (p.domain == "ai.onnx" || p.domain == "ai.onnx.ml") {
-      // An unknown op type of the standard domains fails the ONNX checker when npugap imports
-      // the model, so such a declaration could never apply.
-      r.Fail(path + ".domain",
-             fmt::format("'{}' is a standard ONNX domain; custom ops need a domain of their own", p.domain));
+    if (p.domain == "ai.onnx") {
+      // An unknown op type of the default domain fails the ONNX checker when npugap imports the
+      // model, and a known one has npugap's own rule, so such a declaration could never apply.
+      r.Fail(
+          path + ".domain",
+          fmt::format("'{}' is the standard ONNX domain; custom ops need a domain of their own", p.domain));
     }
     const auto types = entry.find("op_types");
     if (types == entry.end()) r.Fail(path + ".op_types", "missing");

@@ -166,9 +166,9 @@ profile_with "$TMP/bad_types.json" "p['compiler']['custom_ops'] = [{'domain': 'm
 expect_error "plugin without op types" "field 'compiler.custom_ops[0].op_types': expected a non-empty array" \
   "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/bad_types.json"
 profile_with "$TMP/bad_domain.json" "p['compiler']['custom_ops'] = [{'domain': 'ai.onnx', 'op_types': ['Relu'], 'engine': 'aicore'}]"
-expect_error "--plugin-domain of the standard domain" "--plugin-domain 'ai.onnx': a standard ONNX domain" \
+expect_error "--plugin-domain of the standard domain" "--plugin-domain 'ai.onnx': the standard ONNX domain" \
   "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain ai.onnx
-expect_error "plugin in the standard domain" "field 'compiler.custom_ops[0].domain': 'ai.onnx' is a standard ONNX domain" \
+expect_error "plugin in the standard domain" "field 'compiler.custom_ops[0].domain': 'ai.onnx' is the standard ONNX domain" \
   "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/bad_domain.json"
 
 # --- nodes inside Loop / If / Scan bodies ----------------------------------------

@@ -116,8 +116,11 @@ NodeResult ClassifyNode(const ir::Graph& g, const ir::Node& n, int64_t opset, co
     // registered for Op" for the dynamo exporter's pkg.onnxscript.torch_lib.common domain. The
     // parser fails before any kernel is looked up, so it is E19010 and not EZ3003 (docs/compat.md).
     if (domain_plugin != nullptr) {
-      std::string types;
-      for (const std::string& t : domain_plugin->plugin.op_types) types += (types.empty() ? "" : ", ") + t;
+      std::string types;  // every op type the domain's plugins declare
+      for (const TargetView::Plugin& p : view.plugins) {
+        if (p.plugin.domain != domain) continue;
+        for (const std::string& t : p.plugin.op_types) types += (types.empty() ? "" : ", ") + t;
+      }
       return Make(
           n, Verdict::kUnsupported, AtcError::kE19010,
           fmt::format("the custom-op plugin for domain '{}' ({}) registers no parser for {} (it has: {})",

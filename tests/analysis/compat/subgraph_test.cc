@@ -187,6 +187,14 @@ TEST(CompatPluginTest, ProfilePluginCoversItsOpTypesOnly) {
   EXPECT_FALSE(r.deployable);
 }
 
+TEST(CompatPluginTest, MissingOpTypeListsEveryPluginOfTheDomain) {
+  const CheckResult r =
+      CheckOn(FancyModel(), WithCustomOps({{"my.ops", {"A"}, "aicore"}, {"my.ops", {"B"}, "aicpu"}}));
+  const NodeResult fancy = NodeNamed(r, "fancy");
+  EXPECT_EQ(fancy.error, AtcError::kE19010);
+  EXPECT_NE(fancy.reason.find("(it has: A, B)"), std::string::npos) << fancy.reason;
+}
+
 TEST(CompatPluginTest, WildcardAndAiCpuEngine) {
   const CheckResult r = CheckOn(FancyModel(), WithCustomOps({{"my.ops", {"*"}, "aicpu"}}));
   EXPECT_EQ(NodeNamed(r, "fancy").verdict, Verdict::kAiCpu);

@@ -66,7 +66,8 @@ struct CheckOptions {
   // ATC --precision_mode_v2; empty: the profile's default. "origin" keeps fp32, so fp32 cube ops
   // on a target without an fp32 cube fall back to AI CPU (ascend-facts §3.1).
   std::string precision_mode_v2;
-  // Non-standard domains with a custom-op plugin installed (their ops count as AI Core).
+  // Non-standard domains with a custom-op plugin installed (--plugin-domain): every op of them on
+  // AI Core, searched before the profile's compiler.custom_ops, so they override it.
   std::vector<std::string> plugin_domains;
 };
 
