@@ -71,8 +71,8 @@ void Count(Verdict v, Summary& s) {
   }
 }
 
-// Verdicts for every node of `g` and, after each node, of its subgraphs: ATC compiles the bodies of
-// If / Loop too, so an unsupported op inside one stops the build like one outside.
+// Verdicts for every node of `g` and, after each node, of its subgraphs: the bodies of
+// If / Loop / Scan need kernels too (assumed; docs/compat.md), so an unsupported op inside one counts.
 void ClassifyGraph(const ir::Graph& g, const std::string& scope, int64_t opset,
                    const internal::TargetView& view, CheckResult& r) {
   for (const ir::Node& n : g.nodes) {
