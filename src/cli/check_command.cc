@@ -35,6 +35,7 @@ nlohmann::json ResultJson(const compat::CheckResult& r) {
   j["nodes"] = nlohmann::json::array();
   for (const auto& n : r.nodes) {
     j["nodes"].push_back({{"name", n.name},
+                          {"scope", n.scope},
                           {"op_type", n.op_type},
                           {"domain", n.domain},
                           {"verdict", compat::VerdictName(n.verdict)},
@@ -54,7 +55,8 @@ nlohmann::json ResultJson(const compat::CheckResult& r) {
   j["summary"] = {{"aicore", r.summary.aicore},
                   {"aicpu", r.summary.aicpu},
                   {"unsupported", r.summary.unsupported},
-                  {"unknown", r.summary.unknown}};
+                  {"unknown", r.summary.unknown},
+                  {"in_subgraphs", r.summary.in_subgraphs}};
   j["deployable"] = r.deployable;
   return j;
 }
@@ -62,8 +64,11 @@ nlohmann::json ResultJson(const compat::CheckResult& r) {
 void PrintText(const ir::Model& model, const compat::CheckResult& r) {
   std::cout << fmt::format("model    {}   opset {}\ntarget   {} (--soc_version={}, --precision_mode_v2={})\n",
                            model.path, r.opset, r.target, r.soc_version, r.precision_mode_v2);
-  std::cout << fmt::format("nodes    {}: aicore {}, aicpu {}, unsupported {}, unknown {}\n", r.nodes.size(),
-                           r.summary.aicore, r.summary.aicpu, r.summary.unsupported, r.summary.unknown);
+  std::cout << fmt::format("nodes    {}: aicore {}, aicpu {}, unsupported {}, unknown {}{}\n", r.nodes.size(),
+                           r.summary.aicore, r.summary.aicpu, r.summary.unsupported, r.summary.unknown,
+                           r.summary.in_subgraphs == 0
+                               ? ""
+                               : fmt::format(" ({} inside If / Loop / Scan bodies)", r.summary.in_subgraphs));
   if (!r.opset_error.empty()) std::cout << "opset    " << r.opset_error << "\n";
   bool header = false;
   for (const auto& n : r.nodes) {
@@ -89,6 +94,14 @@ void PrintText(const ir::Model& model, const compat::CheckResult& r) {
 int RunCheck(const CheckCliOptions& o) {
   if (o.batch_option != nullptr && o.batch_option->count() > 0 && o.model.batch <= 0) {
     return ReportError(Status::InvalidArgument(fmt::format("--batch {}: must be positive", o.model.batch)));
+  }
+  for (const std::string& d : o.plugin_domains) {
+    // Plugins are matched against non-standard domains only (docs/compat.md); say so rather than
+    // accept a declaration that could never apply.
+    if (d.empty() || d == "ai.onnx") {
+      return ReportError(Status::InvalidArgument(fmt::format(
+          "--plugin-domain '{}': the standard ONNX domain; custom ops need a domain of their own", d)));
+    }
   }
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
@@ -144,7 +157,8 @@ Command AddCheckCommand(CLI::App& app) {
       ->check(CLI::IsMember(
           {"fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16", "mixed_hif8"}));
   cmd->add_option("--plugin-domain", options->plugin_domains,
-                  "an op domain with a custom-op plugin installed (repeatable)");
+                  "an op domain with a custom-op plugin installed: every op of it on AI Core, over the "
+                  "profile's compiler.custom_ops (repeatable)");
   return {cmd, [options] { return RunCheck(*options); }};
 }
 

@@ -108,6 +108,13 @@ int RunShow(const TargetsOptions& o) {
                              f.unit.empty() ? f.value : f.value + " " + f.unit,
                              target::ConfidenceName(f.origin.confidence), f.origin.source);
   }
+  if (t.compiler) {
+    for (const auto& p : t.compiler->custom_ops) {
+      std::string types;
+      for (const auto& op : p.op_types) types += (types.empty() ? "" : ", ") + op;
+      std::cout << fmt::format("custom-op plugin: domain '{}' ({}) on {}\n", p.domain, types, p.engine);
+    }
+  }
   std::cout << fmt::format("\n{} facts:", t.facts.size());
   for (const char* c : {"official", "config", "third-party", "derived", "assumed"}) {
     std::cout << fmt::format(" {} {}", by_confidence[c], c);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "custom_ops_parse.h"
 #include "profile_reader.h"
 
 namespace npugap::target {
@@ -147,13 +148,14 @@ void ReadNumericsAndFramework(ProfileReader& r, const json& root, Target& t) {
   if (const json* c = r.OptionalSection(root, "compiler")) {
     r.WarnUnknownKeys(*c, "compiler",
                       {"soc_version", "onnx_opset_min", "onnx_opset_max", "precision_mode_default",
-                       "precision_mode_v2_default"});
+                       "precision_mode_v2_default", "custom_ops"});
     t.compiler = Compiler{
         r.ReadText(*c, "compiler.soc_version"),
         r.ReadCount(*c, "compiler.onnx_opset_min", Dim::kNone, Bound::kPositive),
         r.ReadCount(*c, "compiler.onnx_opset_max", Dim::kNone, Bound::kPositive),
         r.ReadText(*c, "compiler.precision_mode_default", kPrecisionModes),
         r.ReadText(*c, "compiler.precision_mode_v2_default", kPrecisionModesV2),
+        internal::ReadCustomOps(r, *c),
     };
   }
 }

@@ -105,6 +105,22 @@ model("flatten.onnx", [
     node("Reshape", ["r", "target"], ["y"], "reshape"),
 ], [value_info("x", FLOAT, ["N", 3, 4])], [value_info("y", FLOAT, ["N", 12])],
     inits=[int64_tensor("zero", [0]), int64_tensor("twelve", [12])])
+# y = Loop(3 times) { x = Fancy(Relu(x)) }: the body's nodes need verdicts of their own.
+BOOL = 9
+def attr_graph(name, g): return ld(1, name) + vint(20, 5) + ld(6, g)
+body = b"".join(ld(1, n) for n in [
+    node("Relu", ["x_in"], ["r"], "relu"),
+    node("Fancy", ["r"], ["x_out"], "fancy", domain="my.ops"),
+    node("Identity", ["c_in"], ["c_out"], "keep"),
+]) + ld(2, "body")
+body += b"".join(ld(11, v) for v in [value_info("i", INT64, []), value_info("c_in", BOOL, []),
+                                     value_info("x_in", FLOAT, [2, 3])])
+body += b"".join(ld(12, v) for v in [value_info("c_out", BOOL, []), value_info("x_out", FLOAT, [2, 3])])
+body += ld(13, value_info("r", FLOAT, [2, 3]))
+model("loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, attr_graph("body", body)))],
+      [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])],
+      inits=[vint(2, INT64) + vint(7, 3) + ld(8, "trip"), vint(2, BOOL) + vint(5, 1) + ld(8, "cond")],
+      opsets=(("", 13), ("my.ops", 1)))
 PYEOF
 check "models written" test -s "$TMP/flatten.onnx"
 
@@ -119,7 +135,7 @@ check "json keys" py -c "
 import json; d=json.load(open('$TMP/static.json'))
 assert all(k in d for k in ('nodes', 'dynamic', 'summary', 'deployable')), d.keys()
 assert all(k in d['nodes'][0] for k in ('name', 'op_type', 'verdict', 'reason')), d['nodes'][0]
-assert d['summary'] == {'aicore': 1, 'aicpu': 0, 'unsupported': 0, 'unknown': 0}, d['summary']
+assert d['summary'] == {'aicore': 1, 'aicpu': 0, 'unsupported': 0, 'unknown': 0, 'in_subgraphs': 0}, d['summary']
 assert d['deployable'] is True and d['dynamic'] == []
 "
 expect_rc "float64: exit 1" 1 "$NPUGAP" check "$TMP/f64.onnx" --json
@@ -127,6 +143,50 @@ check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "d[
 expect_rc "custom domain: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --json
 check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['nodes'][0]['error'], d['deployable']")" = "unsupported E19010 False"
 expect_rc "custom domain with a plugin: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain my.ops
+
+# --- custom-op plugins declared in the profile (compiler.custom_ops) -----------------
+profile_with() {  # profile_with OUT PYTHON-STATEMENT (p is the 910B2 profile)
+  "$NPUGAP" targets show ascend910b2 --json | py -c "
+import json, sys; p = json.load(sys.stdin)['profile']; p['name'] = 'b2-plugins'; $2
+json.dump(p, open('$1', 'w'))"
+}
+profile_with "$TMP/plugin.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'aicpu'}]"
+expect_rc "profile plugin on AI CPU: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --json
+check "profile plugin: aicpu, deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable'], 'compiler.custom_ops[0]' in d['nodes'][0]['reason']")" = "aicpu True True"
+expect_rc "--plugin-domain overrides the profile: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --plugin-domain my.ops
+profile_with "$TMP/plugin_other.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Other'], 'engine': 'aicore'}]"
+expect_rc "plugin without the op type: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin_other.json" --json
+check "plugin without the op type: E19010, names what it has" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], 'it has: Other' in d['nodes'][0]['reason']")" = "E19010 True"
+"$NPUGAP" targets show "$TMP/plugin.json" > "$TMP/show.txt"
+check "targets show lists the plugin" grep -qF "custom-op plugin: domain 'my.ops' (Fancy) on aicpu" "$TMP/show.txt"
+profile_with "$TMP/bad_engine.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'gpu'}]"
+expect_error "plugin engine unknown" "field 'compiler.custom_ops[0].engine': 'gpu' is not one of aicore, aicpu" \
+  "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/bad_engine.json"
+profile_with "$TMP/bad_types.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': []}]"
+expect_error "plugin without op types" "field 'compiler.custom_ops[0].op_types': expected a non-empty array" \
+  "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/bad_types.json"
+profile_with "$TMP/bad_domain.json" "p['compiler']['custom_ops'] = [{'domain': 'ai.onnx', 'op_types': ['Relu'], 'engine': 'aicore'}]"
+expect_error "--plugin-domain of the standard domain" "--plugin-domain 'ai.onnx': the standard ONNX domain" \
+  "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain ai.onnx
+expect_error "plugin in the standard domain" "field 'compiler.custom_ops[0].domain': 'ai.onnx' is the standard ONNX domain" \
+  "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/bad_domain.json"
+
+# --- nodes inside Loop / If / Scan bodies ----------------------------------------
+expect_rc "loop: exit 1" 1 "$NPUGAP" check "$TMP/loop.onnx" --json
+check "loop body nodes named by their path" py -c "
+import json; d=json.load(open('$TMP/out'))
+by = {n['name']: n for n in d['nodes']}
+assert [n['name'] for n in d['nodes']] == ['loop', 'loop/body/relu', 'loop/body/fancy', 'loop/body/keep'], list(by)
+assert by['loop/body/relu']['verdict'] == 'aicore' and by['loop/body/relu']['scope'] == 'loop/body', by
+assert (by['loop/body/fancy']['verdict'], by['loop/body/fancy']['error']) == ('unsupported', 'E19010'), by
+assert d['summary']['in_subgraphs'] == 3 and d['summary']['unsupported'] == 1, d['summary']
+assert d['deployable'] is False
+"
+"$NPUGAP" check "$TMP/loop.onnx" > "$TMP/loop.txt"
+check "text names the body node" grep -q "unsupported E19010 *loop/body/fancy (my.ops::Fancy)" "$TMP/loop.txt"
+check "text counts the body nodes" grep -q "(3 inside If / Loop / Scan bodies)" "$TMP/loop.txt"
+expect_rc "loop with the plugin: the body op on AI Core" 1 "$NPUGAP" check "$TMP/loop.onnx" --plugin-domain my.ops --json
+check "loop with the plugin: only the Loop itself blocks" test "$(json_get "$TMP/out" "d['summary']['unsupported'], [f['kind'] for f in d['dynamic']]")" = "0 ['control_flow']"
 expect_rc "opset 8: exit 1" 1 "$NPUGAP" check "$TMP/opset8.onnx" --json
 check "opset 8 is E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], bool(d['opset_error'])")" = "E19010 True"
 expect_rc "symbolic batch: exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --json

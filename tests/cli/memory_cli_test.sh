@@ -154,12 +154,8 @@ for m in resnet18 resnet50 mobilenet_v2 mobilenet_v3_large mobilenet_v3_small ef
   [ -f "$f" ] || continue
   "$NPUGAP" memory "$f" --batch 1 --run-shapes --json > "$TMP/$m.json" 2> "$TMP/$m.err"
   check "$m: memory exit 0" test $? -eq 0
-  # The bound is 1.05. convnext_tiny misses it (1.0769: FRACTAL_NZ-padded MatMul outputs
-  # next to plain tensors; docs/memory.md), so its check pins today's ratio until the planner or the
-  # NZ padding rule improves; every other model must meet 1.05.
-  bound=1.05
-  [ "$m" = convnext_tiny ] && bound=1.08
-  check "$m: plan / lower bound <= $bound" json_true "$TMP/$m.json" "j['plan_over_lower_bound'] <= $bound"
+  # The bound, on every model (convnext_tiny needs the planner's refinement rounds).
+  check "$m: plan / lower bound <= 1.05" json_true "$TMP/$m.json" "j['plan_over_lower_bound'] <= 1.05"
   /usr/bin/python3 -c "import json; j=json.load(open('$TMP/$m.json')); print('ratio $m', round(j['plan_over_lower_bound'], 4))"
 done
 

@@ -99,12 +99,21 @@ struct Framework {
   std::optional<Count> comm_buffer;  // bytes per direction per communicator (HCCL_BUFFSIZE)
 };
 
+// A custom-op plugin installed next to CANN: an ATC parser plugin for `op_types` of `domain` with a
+// kernel on `engine`. What the user installed, not a hardware fact, so it has no source/confidence.
+struct CustomOpPlugin {
+  std::string domain;                 // as in the model's nodes; never a standard ONNX domain
+  std::vector<std::string> op_types;  // the op types it registers; {"*"}: every op of the domain
+  std::string engine;                 // aicore | aicpu
+};
+
 struct Compiler {
   Text soc_version;  // ATC --soc_version
   Count onnx_opset_min;
   Count onnx_opset_max;
-  Text precision_mode_default;     // ATC --precision_mode
-  Text precision_mode_v2_default;  // ATC --precision_mode_v2
+  Text precision_mode_default;             // ATC --precision_mode
+  Text precision_mode_v2_default;          // ATC --precision_mode_v2
+  std::vector<CustomOpPlugin> custom_ops;  // compiler.custom_ops (optional member; empty: none)
 };
 
 struct Host {

@@ -52,6 +52,54 @@ std::string_view FindingKindName(FindingKind k) {
   return "";
 }
 
+namespace {
+
+void Count(Verdict v, Summary& s) {
+  switch (v) {
+    case Verdict::kAiCore:
+      ++s.aicore;
+      break;
+    case Verdict::kAiCpu:
+      ++s.aicpu;
+      break;
+    case Verdict::kUnsupported:
+      ++s.unsupported;
+      break;
+    case Verdict::kUnknown:
+      ++s.unknown;
+      break;
+  }
+}
+
+// Verdicts for every node of `g` and, after each node, of its subgraphs: the bodies of
+// If / Loop / Scan need kernels too (assumed; docs/compat.md), so an unsupported op inside one counts.
+void ClassifyGraph(const ir::Graph& g, const std::string& scope, int64_t opset,
+                   const internal::TargetView& view, CheckResult& r) {
+  for (const ir::Node& n : g.nodes) {
+    NodeResult nr = internal::ClassifyNode(g, n, opset, view);
+    if (!scope.empty()) {
+      nr.scope = scope;
+      nr.name = scope + "/" + n.name;
+      ++r.summary.in_subgraphs;
+    }
+    Count(nr.verdict, r.summary);
+    const std::string owner = nr.name;
+    r.nodes.push_back(std::move(nr));
+    for (const auto& [attr, a] : n.attributes) {
+      if (a.kind == ir::Attribute::Kind::kGraph && a.g != nullptr) {
+        ClassifyGraph(*a.g, owner + "/" + attr, opset, view, r);
+      } else if (a.kind == ir::Attribute::Kind::kGraphs) {
+        for (size_t i = 0; i < a.graphs.size(); ++i) {
+          if (a.graphs[i] != nullptr)
+            ClassifyGraph(*a.graphs[i], fmt::format("{}/{}[{}]", owner, attr, i), opset, view, r);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Expected<CheckResult> CheckModel(const ir::Model& model, const target::Target& target,
                                  const CheckOptions& options) {
   if (!target.compiler) {
@@ -70,24 +118,7 @@ Expected<CheckResult> CheckModel(const ir::Model& model, const target::Target& t
 
   const ir::Graph& g = model.graph;
   r.nodes.reserve(g.nodes.size());
-  for (const ir::Node& n : g.nodes) {
-    NodeResult nr = internal::ClassifyNode(g, n, r.opset, view);
-    switch (nr.verdict) {
-      case Verdict::kAiCore:
-        ++r.summary.aicore;
-        break;
-      case Verdict::kAiCpu:
-        ++r.summary.aicpu;
-        break;
-      case Verdict::kUnsupported:
-        ++r.summary.unsupported;
-        break;
-      case Verdict::kUnknown:
-        ++r.summary.unknown;
-        break;
-    }
-    r.nodes.push_back(std::move(nr));
-  }
+  ClassifyGraph(g, "", r.opset, view, r);
   if (r.opset < view.opset_min || r.opset > view.opset_max) {
     // npugap itself reads opsets up to exec::kMaxSupportedOpset, so suggest one both accept.
     r.opset_error = fmt::format(

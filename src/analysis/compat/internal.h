@@ -18,13 +18,20 @@ struct TargetView {
   exec::DTypeSet vector_types = 0;  // dtypes the vector unit computes (profile numerics.vector_formats)
   exec::DTypeSet cube_types = 0;    // cube input formats (numerics.cube_input_formats)
   bool keep_fp32 = false;           // precision mode keeps fp32 (origin): no lowering to fp16
-  std::vector<std::string> plugin_domains;
+  // Installed custom-op plugins, searched in order: --plugin-domain overrides first (every op of
+  // the domain on AI Core), then the profile's compiler.custom_ops.
+  struct Plugin {
+    target::CustomOpPlugin plugin;
+    std::string declared_by;  // "--plugin-domain" or "compiler.custom_ops[i]"
+  };
+  std::vector<Plugin> plugins;
 };
 
 TargetView MakeTargetView(const target::Target& target, const std::string& precision_mode_v2,
                           const std::vector<std::string>& plugin_domains);
 
-// The verdict for one node of `graph` (the main graph of a model at `opset`).
+// The verdict for one node of `graph` (the main graph of a model at `opset`, or one of its
+// If / Loop / Scan bodies).
 NodeResult ClassifyNode(const ir::Graph& graph, const ir::Node& node, int64_t opset, const TargetView& view);
 
 // Dynamic-shape findings of the main graph.

@@ -116,11 +116,37 @@ Placement GreedyBySizePlanner::Assign(const std::vector<TensorUse>& uses) const 
   }
   candidates.push_back(BreadthOrder(uses));
   Placement best;
-  for (const auto& order : candidates) {
-    Placement p = PlaceInOrder(uses, order);
-    if (best.offsets.empty() || p.peak_bytes < best.peak_bytes) best = std::move(p);
+  size_t best_candidate = 0;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    Placement p = PlaceInOrder(uses, candidates[c]);
+    if (best.offsets.empty() || p.peak_bytes < best.peak_bytes) {
+      best = std::move(p);
+      best_candidate = c;
+    }
   }
-  if (uses.empty()) best.offsets.clear();
+  if (uses.empty()) {
+    best.offsets.clear();
+    return best;
+  }
+  // Refinement, squeaky-wheel style (Joslin & Clements, JAIR 10, 1999; like TVM USMP's hill_climb,
+  // anchors §2.5 [S28], it searches over placement orders): the buffers that end at the arena's
+  // top are the ones the order placed badly, so they move to the front and the placement is redone.
+  // ConvNeXt needs it: size-first order packs each block's 4x-wide MLP tensors at the bottom, so
+  // consecutive residual-stream tensors (alive across a whole block, overlapping each other at
+  // the Add) stack up above them; placed first, they alternate between the bottom and the top of
+  // the arena and the plan reaches the lower bound (docs/memory.md). Stops at the lower bound
+  // (no plan can beat it), when a round changes nothing, or after `refine_rounds_` rounds.
+  const int64_t bound = LowerBound(uses);
+  std::vector<size_t> order = std::move(candidates[best_candidate]);
+  Placement current = best;
+  for (int round = 0; round < refine_rounds_ && best.peak_bytes > bound; ++round) {
+    const auto at_top = [&](size_t i) { return current.offsets[i] + uses[i].bytes == current.peak_bytes; };
+    // Already in front: the next round would place exactly as this one.
+    if (std::is_partitioned(order.begin(), order.end(), at_top)) break;
+    std::stable_partition(order.begin(), order.end(), at_top);
+    current = PlaceInOrder(uses, order);
+    if (current.peak_bytes < best.peak_bytes) best = current;
+  }
   return best;
 }
 

@@ -25,7 +25,10 @@ enum class AtcError { kNone, kE19010, kEZ3002, kEZ3003 };
 std::string_view AtcErrorName(AtcError e);  // "", "E19010", "EZ3002", "EZ3003"
 
 struct NodeResult {
+  // Main-graph nodes: the node's name. Nodes of an If / Loop / Scan body: the path through the
+  // owning nodes and their graph attributes, e.g. "loop/body/Add_3" ("If_0/then_branch/Relu_1").
   std::string name;
+  std::string scope;  // the body the node is in ("loop/body"); empty in the main graph
   std::string op_type;
   std::string domain;
   Verdict verdict = Verdict::kAiCore;
@@ -55,14 +58,16 @@ struct Summary {
   int64_t aicore = 0;
   int64_t aicpu = 0;
   int64_t unsupported = 0;
-  int64_t unknown = 0;  // ops npugap has no rule for
+  int64_t unknown = 0;       // ops npugap has no rule for
+  int64_t in_subgraphs = 0;  // of all the counted nodes, those inside If / Loop / Scan bodies
 };
 
 struct CheckOptions {
   // ATC --precision_mode_v2; empty: the profile's default. "origin" keeps fp32, so fp32 cube ops
   // on a target without an fp32 cube fall back to AI CPU (ascend-facts §3.1).
   std::string precision_mode_v2;
-  // Non-standard domains with a custom-op plugin installed (their ops count as AI Core).
+  // Non-standard domains with a custom-op plugin installed (--plugin-domain): every op of them on
+  // AI Core, searched before the profile's compiler.custom_ops, so they override it.
   std::vector<std::string> plugin_domains;
 };
 
@@ -71,8 +76,9 @@ struct CheckResult {
   std::string soc_version;  // empty when the target has no ATC (cpu-dev, h200)
   std::string precision_mode_v2;
   int64_t opset = 0;
-  std::string opset_error;        // non-empty when ATC rejects the model's opset (E19010)
-  std::vector<NodeResult> nodes;  // main graph, in order
+  std::string opset_error;  // non-empty when ATC rejects the model's opset (E19010)
+  // Main graph in order; each node's If / Loop / Scan bodies follow it (attributes by name).
+  std::vector<NodeResult> nodes;
   std::vector<Finding> dynamic;
   Summary summary;
   // ATC would build a static offline model as is: no unsupported op, opset in range, no blocking

@@ -32,11 +32,19 @@ class Planner {
 };
 
 // Largest first; each goes into the smallest gap between already placed buffers whose lifetimes
-// overlap it, else above the highest of them.
+// overlap it, else above the highest of them. Also tries three other orders (size x lifetime,
+// longest-lived first, greedy-by-breadth) and keeps the smallest arena; then, while that is above
+// the lower bound, up to `refine_rounds` rounds move the buffers that reach the arena's top to the
+// front of the order and place again (planner.cc says why).
 class GreedyBySizePlanner final : public Planner {
  public:
+  static constexpr int kDefaultRefineRounds = 16;
+  explicit GreedyBySizePlanner(int refine_rounds = kDefaultRefineRounds) : refine_rounds_(refine_rounds) {}
   std::string_view name() const override { return "greedy-by-size"; }
   Placement Assign(const std::vector<TensorUse>& uses) const override;
+
+ private:
+  int refine_rounds_;
 };
 
 // Every buffer its own range: what a runtime without reuse needs.
