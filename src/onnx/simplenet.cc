@@ -105,7 +105,7 @@ ir::Model BuildSimpleNet(int64_t batch, uint64_t seed) {
   ir::Graph& g = model.graph;
   g.name = "SimpleNet";
   Builder b(g);
-  const Dim n = Dim::Static(batch);
+  const Dim n = batch > 0 ? Dim::Static(batch) : Dim::Symbolic("batch");
   const int x = b.Input("input", {n, Dim::Static(3), Dim::Static(224), Dim::Static(224)});
   const int conv_w = b.Weight("conv.weight", UniformTensor({kChannels, 3, 3, 3}, 3 * 9, rng));
   const int conv_b = b.Weight("conv.bias", UniformTensor({kChannels}, 3 * 9, rng));

@@ -56,6 +56,18 @@ check "saved output matches the summary" /usr/bin/python3 -c "
 import json, numpy as np; d=json.load(open('$TMP/run.json')); a=np.load('$TMP/outs/logits.npy')
 assert a.shape == (2, 10); assert abs(a.mean() - d['outputs'][0]['mean']) < 1e-5
 "
+# A symbolic batch (as torch.onnx.export with dynamic_axes writes it), bound at run time.
+"$NPUGAP" example simplenet -o "$TMP/dyn.onnx" --dynamic-batch > /dev/null
+"$NPUGAP" info "$TMP/dyn.onnx" --json > "$TMP/dyn_info.json"
+check "dynamic-batch input dim is symbolic" /usr/bin/python3 -c "
+import json; d=json.load(open('$TMP/dyn_info.json')); s=json.dumps(d['inputs'][0])
+assert 'batch' in s, s
+"
+"$NPUGAP" run "$TMP/dyn.onnx" --batch 3 --json --threads 1 > "$TMP/dyn_run.json"
+check "dynamic-batch model runs at --batch 3" /usr/bin/python3 -c "
+import json; d=json.load(open('$TMP/dyn_run.json')); assert d['outputs'][0]['shape'] == [3, 10], d['outputs'][0]
+"
+expect_error "--dynamic-batch with --batch" "excludes" "$NPUGAP" example simplenet -o "$TMP/y.onnx" --dynamic-batch --batch 4
 # Same seed, same outputs; batch-free model run twice gives identical numbers.
 "$NPUGAP" run "$TMP/simplenet.onnx" --json --threads 1 > "$TMP/run1.json"
 check "threads do not change results" /usr/bin/python3 -c "

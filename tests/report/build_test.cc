@@ -26,7 +26,7 @@ compat::CheckResult CleanCheck() {
   r.target = "ascend910b2";
   r.soc_version = "Ascend910B2";
   r.precision_mode_v2 = "fp16";
-  r.nodes = {{"conv", "Conv", "", compat::Verdict::kAiCore, compat::AtcError::kNone, "", ""}};
+  r.nodes = {{"conv", "", "Conv", "", compat::Verdict::kAiCore, compat::AtcError::kNone, "", ""}};
   r.summary.aicore = 1;
   r.deployable = r.clean = true;
   return r;
@@ -43,7 +43,7 @@ TEST(CompatSection, VerdictFollowsDeployableAndClean) {
   EXPECT_EQ(settings[2].kind, SettingKind::kCommand);
 
   r.nodes.push_back(
-      {"nz", "NonZero", "", compat::Verdict::kAiCpu, compat::AtcError::kNone, "data-dependent", ""});
+      {"nz", "", "NonZero", "", compat::Verdict::kAiCpu, compat::AtcError::kNone, "data-dependent", ""});
   r.summary.aicpu = 1;
   r.clean = false;
   s = CompatSection(r, "", nullptr);
@@ -51,7 +51,7 @@ TEST(CompatSection, VerdictFollowsDeployableAndClean) {
   EXPECT_NE(s.cause.find("nz (NonZero) falls back to AI CPU"), std::string::npos);
 
   r.nodes.push_back(
-      {"x", "Foo", "my.domain", compat::Verdict::kUnsupported, compat::AtcError::kEZ3003, "no kernel", ""});
+      {"x", "", "Foo", "my.domain", compat::Verdict::kUnsupported, compat::AtcError::kEZ3003, "no kernel", ""});
   r.summary.unsupported = 1;
   r.deployable = false;
   s = CompatSection(r, "", nullptr);
@@ -63,7 +63,7 @@ TEST(CompatSection, VerdictFollowsDeployableAndClean) {
 TEST(CompatSection, BlockingDynamicShapeComesBeforeAiCpu) {
   auto r = CleanCheck();
   r.nodes.push_back(
-      {"nz", "NonZero", "", compat::Verdict::kAiCpu, compat::AtcError::kNone, "data-dependent", ""});
+      {"nz", "", "NonZero", "", compat::Verdict::kAiCpu, compat::AtcError::kNone, "data-dependent", ""});
   r.dynamic.push_back({compat::FindingKind::kShapeSubgraph, false, "reshape", {}, "folds", "--write-static"});
   r.dynamic.push_back(
       {compat::FindingKind::kSymbolicInput, true, "x", {}, "input x has dim batch", "--batch N"});
@@ -234,7 +234,7 @@ PrecisionFacts Layers(double output_cosine) {
   f.samples = 8;
   f.cosine_threshold = 0.99;
   f.threshold_source = "test";
-  f.layers = {{"conv", "Conv", 0.9999, 1e-3}, {"softmax", "Softmax", 0.95, 0.2}, {"fc", "Gemm", 0.98, 0.1}};
+  f.layers = {{"conv", "", "Conv", 0.9999, 1e-3}, {"softmax", "Softmax", 0.95, 0.2}, {"fc", "Gemm", 0.98, 0.1}};
   f.output_cosine = output_cosine;
   f.keep_fp32 = {"softmax"};
   return f;

@@ -14,6 +14,8 @@ Expected<std::string> SerializeModel(const ir::Model& model);
 
 // The seed's SimpleNet: Conv2d(3→64, k=3) → BatchNorm2d(64) → ReLU → Flatten → Linear(64·222·222 → 10),
 // input float32 [batch, 3, 224, 224], weights drawn like PyTorch's default init from a seeded generator.
+// `batch` 0 writes a symbolic batch dim "batch" (what torch.onnx.export with dynamic_axes gives),
+// to be bound later with --batch.
 ir::Model BuildSimpleNet(int64_t batch, uint64_t seed);
 
 }  // namespace npugap::onnx_import
