@@ -234,7 +234,7 @@ PrecisionFacts Layers(double output_cosine) {
   f.samples = 8;
   f.cosine_threshold = 0.99;
   f.threshold_source = "test";
-  f.layers = {{"conv", "", "Conv", 0.9999, 1e-3}, {"softmax", "Softmax", 0.95, 0.2}, {"fc", "Gemm", 0.98, 0.1}};
+  f.layers = {{"conv", "Conv", 0.9999, 1e-3}, {"softmax", "Softmax", 0.95, 0.2}, {"fc", "Gemm", 0.98, 0.1}};
   f.output_cosine = output_cosine;
   f.keep_fp32 = {"softmax"};
   return f;
