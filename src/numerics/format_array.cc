@@ -115,25 +115,60 @@ __m256i RoundMagnitude(const FormatParams& p, __m256i a, __m256i random) {
   return _mm256_blendv_epi8(sub, normal, in_normal);
 }
 
-// Which magnitude rounding a kernel uses. The two shortcuts give, for every finite input, the same
-// pattern as RoundMagnitude with round-to-nearest-even, or one that is also above max_bits
-// (binary16 overflow: F16C returns inf where RoundMagnitude returns 2^16), so the overflow test
-// and everything after it see the same thing.
-enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C, kBFloat16 };
+// Which magnitude rounding a kernel uses.
+enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C };
 
+// The rounding of lanes at or above the format's smallest normal exponent (for HiF8: 2^-22), done
+// on the whole float32 pattern: with d dropped bits, adding (half an ulp - 1 + the kept lsb) and
+// truncating is round-to-nearest-even, the carry moving to the next binade by itself; the other
+// rules add another amount. Every rule picks the same neighbour as RoundMagnitude: stochastic
+// rounds up iff (~random & mask) + rem >= 2^d, i.e. iff (random & mask) < rem. For the 0-bit HiF8
+// binades (d = 23) the "kept lsb" a >> d is the exponent's, the parity RoundMagnitude uses there.
+template <Rounding R>
+__m256i RoundNormalRange(__m256i a, __m256i d, __m256i random) {
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(Set(1), d), Set(1));
+  __m256i add;
+  if constexpr (R == Rounding::kNearestEven)
+    add = _mm256_add_epi32(_mm256_srli_epi32(mask, 1), _mm256_and_si256(_mm256_srlv_epi32(a, d), Set(1)));
+  else if constexpr (R == Rounding::kTowardZero)
+    add = _mm256_setzero_si256();
+  else if constexpr (R == Rounding::kHalfAway)
+    add = _mm256_add_epi32(_mm256_srli_epi32(mask, 1), Set(1));
+  else
+    add = _mm256_andnot_si256(random, mask);
+  return _mm256_andnot_si256(mask, _mm256_add_epi32(a, add));
+}
+
+// Fast magnitude rounding, exact for every finite lane except those below `BelowThreshold`, which
+// Round marks unusual so that Finish recomputes them with FullMagnitude.
 template <Rounding R, Kind K>
-__m256i Magnitude(const FormatParams& p, __m256i a, __m256i random) {
+__m256i FastMagnitude(const FormatParams& p, __m256i a, __m256i random) {
   if constexpr (K == Kind::kIdentity) {
     return a;
-  } else if constexpr (K == Kind::kBFloat16) {  // add half an ulp minus one plus the kept lsb, truncate
-    const __m256i bias = _mm256_add_epi32(Set(0x7fffu), _mm256_and_si256(_mm256_srli_epi32(a, 16), Set(1)));
-    return _mm256_and_si256(_mm256_add_epi32(a, bias), Set(0xffff0000u));
-  } else if constexpr (K == Kind::kHalfF16C) {  // the CPU's own float -> half -> float, RNE
+  } else if constexpr (K == Kind::kHalfF16C) {
+    // The CPU's own float -> half -> float (RNE, subnormals kept). On overflow it gives inf where
+    // RoundMagnitude gives 2^16: both exceed max_bits, so the overflow handling sees the same.
     const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(a), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     return _mm256_castps_si256(_mm256_cvtph_ps(h));
+  } else if constexpr (K == Kind::kHiF8) {
+    const __m256i width = HiF8Width(_mm256_srli_epi32(a, 23), Set(0xffffffffu));
+    return RoundNormalRange<R>(a, _mm256_sub_epi32(Set(23), width), random);
   } else {
-    return RoundMagnitude<R, K == Kind::kHiF8>(p, a, random);
+    return RoundNormalRange<R>(a, Set(static_cast<uint32_t>(23 - p.mantissa_bits)), random);
   }
+}
+
+// Magnitudes below this pattern need FullMagnitude (0: none do).
+template <Kind K>
+uint32_t BelowThreshold(const FormatParams& p) {
+  if constexpr (K == Kind::kIdentity || K == Kind::kHalfF16C) return 0;
+  return p.min_normal_biased <= 1 ? 0u : static_cast<uint32_t>(p.min_normal_biased) << 23;
+}
+
+template <Rounding R, Kind K>
+__m256i FullMagnitude(const FormatParams& p, __m256i a, __m256i random) {
+  if constexpr (K == Kind::kIdentity || K == Kind::kHalfF16C) return FastMagnitude<R, K>(p, a, random);
+  return RoundMagnitude<R, K == Kind::kHiF8>(p, a, random);
 }
 
 struct Modes {
@@ -141,30 +176,35 @@ struct Modes {
 };
 
 // RoundScalar on eight lanes, in two steps: Round does the arithmetic and says which lanes are
-// unusual (NaN or inf in; zero, overflow or flushed out); Finish handles those lanes and counts.
-// Finish gives the right answer for any lanes, so a caller may skip it only when none is unusual.
+// unusual (NaN or inf in; below the fast range; zero, overflow or flushed out); Finish handles
+// those lanes and counts. Finish gives the right answer for any lanes, so a caller may skip it
+// only when none is unusual.
 struct Lanes {
-  __m256i u, a, r, unusual;
+  __m256i u, a, r, random, unusual;
 };
 
 template <Rounding R, Kind K>
-Lanes Round(const FormatParams& p, const Modes& mode, __m256i u, __m256i random) {
+Lanes Round(const FormatParams& p, const Modes& mode, uint32_t below, __m256i u, __m256i random) {
   Lanes l;
   l.u = u;
+  l.random = random;
   l.a = _mm256_and_si256(u, Set(0x7fffffffu));
-  l.r = Magnitude<R, K>(p, l.a, random);
+  l.r = FastMagnitude<R, K>(p, l.a, random);
   if (mode.flush) l.r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), l.r), l.r);
-  const __m256i above =
-      _mm256_or_si256(_mm256_cmpgt_epi32(l.a, Set(0x7f7fffffu)), _mm256_cmpgt_epi32(l.r, Set(p.max_bits)));
+  const __m256i outside =
+      _mm256_or_si256(_mm256_cmpgt_epi32(l.a, Set(0x7f7fffffu)), _mm256_cmpgt_epi32(Set(below), l.a));
+  const __m256i above = _mm256_or_si256(outside, _mm256_cmpgt_epi32(l.r, Set(p.max_bits)));
   l.unusual = _mm256_or_si256(above, _mm256_cmpeq_epi32(l.r, _mm256_setzero_si256()));
   return l;
 }
 
 __m256i Usual(const Lanes& l) { return _mm256_or_si256(_mm256_and_si256(l.u, Set(0x80000000u)), l.r); }
 
+template <Rounding R, Kind K>
 __m256i Finish(const FormatParams& p, const Modes& mode, const Lanes& l, LaneCounts& c) {
   const __m256i u = l.u, a = l.a;
-  __m256i r = l.r;
+  __m256i r = FullMagnitude<R, K>(p, a, l.random);
+  if (mode.flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), r), r);
   const __m256i sign = _mm256_and_si256(u, Set(0x80000000u));
   const __m256i max = Set(p.max_bits);
   const __m256i inf = Set(0x7f800000u);
@@ -220,6 +260,7 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
   const FormatParams& p = detail::Params(f);
   const Modes mode{opt.overflow == Overflow::kSaturation, opt.subnormals == Subnormals::kFlush,
                    opt.rounding == Rounding::kTowardZero};
+  const uint32_t below = BelowThreshold<K>(p);
   RoundStats stats;
   const size_t n = values.size(), vector_end = n - n % 8;
   float* data = values.data();
@@ -231,19 +272,20 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
     size_t i = block;
     // Two vectors per test of the unusual lanes: one branch per 16 elements.
     for (; i + 16 <= end; i += 16) {
-      const Lanes l0 = Round<R, K>(p, mode, load(i), RandomFor<R>(opt, first_index + i));
-      const Lanes l1 = Round<R, K>(p, mode, load(i + 8), RandomFor<R>(opt, first_index + i + 8));
+      const Lanes l0 = Round<R, K>(p, mode, below, load(i), RandomFor<R>(opt, first_index + i));
+      const Lanes l1 = Round<R, K>(p, mode, below, load(i + 8), RandomFor<R>(opt, first_index + i + 8));
       const __m256i unusual = _mm256_or_si256(l0.unusual, l1.unusual);
       if (_mm256_testz_si256(unusual, unusual)) {
         store(i, Usual(l0));
         store(i + 8, Usual(l1));
       } else {
-        store(i, Finish(p, mode, l0, counts));
-        store(i + 8, Finish(p, mode, l1, counts));
+        store(i, Finish<R, K>(p, mode, l0, counts));
+        store(i + 8, Finish<R, K>(p, mode, l1, counts));
       }
     }
     for (; i < end; i += 8)
-      store(i, Finish(p, mode, Round<R, K>(p, mode, load(i), RandomFor<R>(opt, first_index + i)), counts));
+      store(i, Finish<R, K>(p, mode, Round<R, K>(p, mode, below, load(i), RandomFor<R>(opt, first_index + i)),
+                            counts));
     AddTo(stats, counts);
   }
   for (size_t i = vector_end; i < n; ++i) data[i] = RoundScalar(f, data[i], opt, first_index + i, &stats);
@@ -276,8 +318,6 @@ RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& 
   if (f == Format::kHiF8) return DispatchRounding<Kind::kHiF8>(f, values, opt, first_index);
   if (opt.rounding == Rounding::kNearestEven && f == Format::kFP16)
     return RoundVectorised<Rounding::kNearestEven, Kind::kHalfF16C>(f, values, opt, first_index);
-  if (opt.rounding == Rounding::kNearestEven && f == Format::kBF16)
-    return RoundVectorised<Rounding::kNearestEven, Kind::kBFloat16>(f, values, opt, first_index);
   return DispatchRounding<Kind::kGeneric>(f, values, opt, first_index);
 }
 
