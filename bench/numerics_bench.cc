@@ -46,7 +46,23 @@ void BM_Round(benchmark::State& state, num::Format f, num::Rounding rounding) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(v.size() * 8));
 }
 
+// The memory system's limit in the same run: one in-place pass that reads and writes every element
+// and does nothing else (x + 0.0f cannot be folded away: -0 + 0 is +0).
+void BM_InPlacePass(benchmark::State& state) {
+  std::vector<float> v = Inputs(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    for (float& x : v) x += 0.0f;
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(v.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(v.size() * 8));
+}
+
 void Register() {
+  benchmark::RegisterBenchmark("InPlacePass", BM_InPlacePass)
+      ->Arg(kElements)
+      ->Arg(kCacheElements)
+      ->Unit(benchmark::kMicrosecond);
   for (num::Format f : {num::Format::kFP16, num::Format::kBF16, num::Format::kFP8E4M3, num::Format::kFP8E5M2,
                         num::Format::kHiF8, num::Format::kHF32}) {
     const std::string name(num::Info(f).name);
