@@ -272,18 +272,19 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
     LaneCounts counts;
     const size_t end = std::min(vector_end, block + kBlock);
     size_t i = block;
-    // Two vectors per test of the unusual lanes: one branch per 16 elements.
-    for (; i + 16 <= end; i += 16) {
+    // Four vectors per test of the unusual lanes: one branch per 32 elements.
+    for (; i + 32 <= end; i += 32) {
       _mm_prefetch(reinterpret_cast<const char*>(data + i + kPrefetchAhead), _MM_HINT_T0);
-      const Lanes l0 = Round<R, K>(p, mode, below, load(i), RandomFor<R>(opt, first_index + i));
-      const Lanes l1 = Round<R, K>(p, mode, below, load(i + 8), RandomFor<R>(opt, first_index + i + 8));
-      const __m256i unusual = _mm256_or_si256(l0.unusual, l1.unusual);
+      _mm_prefetch(reinterpret_cast<const char*>(data + i + kPrefetchAhead + 16), _MM_HINT_T0);
+      Lanes l[4];
+      for (size_t k = 0; k < 4; ++k)
+        l[k] = Round<R, K>(p, mode, below, load(i + 8 * k), RandomFor<R>(opt, first_index + i + 8 * k));
+      const __m256i unusual = _mm256_or_si256(_mm256_or_si256(l[0].unusual, l[1].unusual),
+                                              _mm256_or_si256(l[2].unusual, l[3].unusual));
       if (_mm256_testz_si256(unusual, unusual)) {
-        store(i, Usual(l0));
-        store(i + 8, Usual(l1));
+        for (size_t k = 0; k < 4; ++k) store(i + 8 * k, Usual(l[k]));
       } else {
-        store(i, Finish<R, K>(p, mode, l0, counts));
-        store(i + 8, Finish<R, K>(p, mode, l1, counts));
+        for (size_t k = 0; k < 4; ++k) store(i + 8 * k, Finish<R, K>(p, mode, l[k], counts));
       }
     }
     for (; i < end; i += 8)
