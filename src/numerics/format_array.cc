@@ -115,27 +115,106 @@ __m256i RoundMagnitude(const FormatParams& p, __m256i a, __m256i random) {
   return _mm256_blendv_epi8(sub, normal, in_normal);
 }
 
+// Which magnitude rounding a kernel uses.
+enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C };
+
+// The rounding of lanes at or above the format's smallest normal exponent (for HiF8: 2^-22), done
+// on the whole float32 pattern: with d dropped bits, adding (half an ulp - 1 + the kept lsb) and
+// truncating is round-to-nearest-even, the carry moving to the next binade by itself; the other
+// rules add another amount. Every rule picks the same neighbour as RoundMagnitude: stochastic
+// rounds up iff (~random & mask) + rem >= 2^d, i.e. iff (random & mask) < rem. For the 0-bit HiF8
+// binades (d = 23) the "kept lsb" a >> d is the exponent's, the parity RoundMagnitude uses there.
+template <Rounding R>
+__m256i RoundNormalRange(__m256i a, __m256i d, __m256i random) {
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(Set(1), d), Set(1));
+  __m256i add;
+  if constexpr (R == Rounding::kNearestEven)
+    add = _mm256_add_epi32(_mm256_srli_epi32(mask, 1), _mm256_and_si256(_mm256_srlv_epi32(a, d), Set(1)));
+  else if constexpr (R == Rounding::kTowardZero)
+    add = _mm256_setzero_si256();
+  else if constexpr (R == Rounding::kHalfAway)
+    add = _mm256_add_epi32(_mm256_srli_epi32(mask, 1), Set(1));
+  else
+    add = _mm256_andnot_si256(random, mask);
+  return _mm256_andnot_si256(mask, _mm256_add_epi32(a, add));
+}
+
+// Fast magnitude rounding, exact for every finite lane except those below `BelowThreshold`, which
+// Round marks unusual so that Finish recomputes them with FullMagnitude.
+template <Rounding R, Kind K>
+__m256i FastMagnitude(const FormatParams& p, __m256i a, __m256i random) {
+  if constexpr (K == Kind::kIdentity) {
+    return a;
+  } else if constexpr (K == Kind::kHalfF16C) {
+    // The CPU's own float -> half -> float (RNE, subnormals kept). On overflow it gives inf where
+    // RoundMagnitude gives 2^16: both exceed max_bits, so the overflow handling sees the same.
+    const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(a), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_castps_si256(_mm256_cvtph_ps(h));
+  } else if constexpr (K == Kind::kHiF8) {
+    const __m256i width = HiF8Width(_mm256_srli_epi32(a, 23), Set(0xffffffffu));
+    return RoundNormalRange<R>(a, _mm256_sub_epi32(Set(23), width), random);
+  } else {
+    return RoundNormalRange<R>(a, Set(static_cast<uint32_t>(23 - p.mantissa_bits)), random);
+  }
+}
+
+// Magnitudes below this pattern need FullMagnitude (0: none do).
+template <Kind K>
+uint32_t BelowThreshold(const FormatParams& p) {
+  if constexpr (K == Kind::kIdentity || K == Kind::kHalfF16C) return 0;
+  return p.min_normal_biased <= 1 ? 0u : static_cast<uint32_t>(p.min_normal_biased) << 23;
+}
+
+template <Rounding R, Kind K>
+__m256i FullMagnitude(const FormatParams& p, __m256i a, __m256i random) {
+  if constexpr (K == Kind::kIdentity || K == Kind::kHalfF16C) return FastMagnitude<R, K>(p, a, random);
+  return RoundMagnitude<R, K == Kind::kHiF8>(p, a, random);
+}
+
 struct Modes {
   bool saturate, flush, toward_zero;
 };
 
-// RoundScalar on eight lanes.
-template <Rounding R, bool kHiF8, bool kIdentity>
-__m256i RoundLanes(const FormatParams& p, const Modes& mode, __m256i u, __m256i random, LaneCounts& c) {
+// RoundScalar on eight lanes, in two steps: Round does the arithmetic and says which lanes are
+// unusual (NaN or inf in; below the fast range; zero, overflow or flushed out); Finish handles
+// those lanes and counts. Finish gives the right answer for any lanes, so a caller may skip it
+// only when none is unusual.
+struct Lanes {
+  __m256i u, a, r, random, unusual;
+};
+
+template <Rounding R, Kind K>
+Lanes Round(const FormatParams& p, const Modes& mode, uint32_t below, __m256i u, __m256i random) {
+  Lanes l;
+  l.u = u;
+  l.random = random;
+  l.a = _mm256_and_si256(u, Set(0x7fffffffu));
+  l.r = FastMagnitude<R, K>(p, l.a, random);
+  if (mode.flush) l.r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), l.r), l.r);
+  const __m256i outside =
+      _mm256_or_si256(_mm256_cmpgt_epi32(l.a, Set(0x7f7fffffu)), _mm256_cmpgt_epi32(Set(below), l.a));
+  const __m256i above = _mm256_or_si256(outside, _mm256_cmpgt_epi32(l.r, Set(p.max_bits)));
+  l.unusual = _mm256_or_si256(above, _mm256_cmpeq_epi32(l.r, _mm256_setzero_si256()));
+  return l;
+}
+
+__m256i Usual(const Lanes& l) { return _mm256_or_si256(_mm256_and_si256(l.u, Set(0x80000000u)), l.r); }
+
+template <Rounding R, Kind K>
+__m256i Finish(const FormatParams& p, const Modes& mode, const Lanes& l, LaneCounts& c) {
+  const __m256i u = l.u, a = l.a;
+  __m256i r = FullMagnitude<R, K>(p, a, l.random);
+  if (mode.flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), r), r);
   const __m256i sign = _mm256_and_si256(u, Set(0x80000000u));
-  const __m256i a = _mm256_and_si256(u, Set(0x7fffffffu));
+  const __m256i max = Set(p.max_bits);
   const __m256i inf = Set(0x7f800000u);
   const __m256i is_nan = _mm256_cmpgt_epi32(a, inf);
   const __m256i is_inf = _mm256_cmpeq_epi32(a, inf);
   const __m256i finite = _mm256_cmpgt_epi32(inf, a);
-  __m256i r = a;
-  if constexpr (!kIdentity) r = RoundMagnitude<R, kHiF8>(p, a, random);
-  const __m256i max = Set(p.max_bits);
   const __m256i over = _mm256_and_si256(finite, _mm256_cmpgt_epi32(r, max));
   const __m256i special = Set(p.has_inf ? 0x7f800000u : p.nan_canonical);
   const __m256i over_value = (mode.saturate || mode.toward_zero) ? max : special;
   r = _mm256_blendv_epi8(r, over_value, over);
-  if (mode.flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), r), r);
   const __m256i zero = _mm256_cmpeq_epi32(r, _mm256_setzero_si256());
   __m256i out = _mm256_or_si256(sign, r);
   if (!p.signed_zero) out = _mm256_andnot_si256(zero, out);
@@ -168,43 +247,66 @@ __m256i RoundLanes(const FormatParams& p, const Modes& mode, __m256i u, __m256i 
 }
 
 constexpr size_t kBlock = 1 << 16;  // elements per counter flush: lanes stay far below 2^31
+// Elements ahead of the current position to prefetch (one cache line per 16 elements).
+constexpr size_t kPrefetchAhead = 512;
 
-template <Rounding R, bool kHiF8, bool kIdentity>
+template <Rounding R>
+__m256i RandomFor(const RoundingOptions& opt, uint64_t index) {
+  if constexpr (R == Rounding::kStochastic) return StochasticBits(opt.seed, index);
+  return _mm256_setzero_si256();
+}
+
+template <Rounding R, Kind K>
 RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOptions& opt,
                            uint64_t first_index) {
   const FormatParams& p = detail::Params(f);
   const Modes mode{opt.overflow == Overflow::kSaturation, opt.subnormals == Subnormals::kFlush,
                    opt.rounding == Rounding::kTowardZero};
+  const uint32_t below = BelowThreshold<K>(p);
   RoundStats stats;
   const size_t n = values.size(), vector_end = n - n % 8;
   float* data = values.data();
+  auto load = [&](size_t i) { return _mm256_castps_si256(_mm256_loadu_ps(data + i)); };
+  auto store = [&](size_t i, __m256i v) { _mm256_storeu_ps(data + i, _mm256_castsi256_ps(v)); };
   for (size_t block = 0; block < vector_end; block += kBlock) {
     LaneCounts counts;
     const size_t end = std::min(vector_end, block + kBlock);
-    for (size_t i = block; i < end; i += 8) {
-      const __m256i u = _mm256_castps_si256(_mm256_loadu_ps(data + i));
-      __m256i random = _mm256_setzero_si256();
-      if constexpr (R == Rounding::kStochastic) random = StochasticBits(opt.seed, first_index + i);
-      const __m256i out = RoundLanes<R, kHiF8, kIdentity>(p, mode, u, random, counts);
-      _mm256_storeu_ps(data + i, _mm256_castsi256_ps(out));
+    size_t i = block;
+    // Four vectors per test of the unusual lanes: one branch per 32 elements.
+    for (; i + 32 <= end; i += 32) {
+      _mm_prefetch(reinterpret_cast<const char*>(data + i + kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(data + i + kPrefetchAhead + 16), _MM_HINT_T0);
+      Lanes l[4];
+      for (size_t k = 0; k < 4; ++k)
+        l[k] = Round<R, K>(p, mode, below, load(i + 8 * k), RandomFor<R>(opt, first_index + i + 8 * k));
+      const __m256i unusual = _mm256_or_si256(_mm256_or_si256(l[0].unusual, l[1].unusual),
+                                              _mm256_or_si256(l[2].unusual, l[3].unusual));
+      if (_mm256_testz_si256(unusual, unusual)) {
+        for (size_t k = 0; k < 4; ++k) store(i + 8 * k, Usual(l[k]));
+      } else {
+        for (size_t k = 0; k < 4; ++k) store(i + 8 * k, Finish<R, K>(p, mode, l[k], counts));
+      }
     }
+    for (; i < end; i += 8)
+      store(i, Finish<R, K>(p, mode, Round<R, K>(p, mode, below, load(i), RandomFor<R>(opt, first_index + i)),
+                            counts));
     AddTo(stats, counts);
   }
   for (size_t i = vector_end; i < n; ++i) data[i] = RoundScalar(f, data[i], opt, first_index + i, &stats);
   return stats;
 }
 
-template <bool kHiF8, bool kIdentity>
+template <Kind K>
 RoundStats DispatchRounding(Format f, std::span<float> v, const RoundingOptions& opt, uint64_t first) {
   switch (opt.rounding) {
     case Rounding::kNearestEven:
-      return RoundVectorised<Rounding::kNearestEven, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kNearestEven, K>(f, v, opt, first);
     case Rounding::kTowardZero:
-      return RoundVectorised<Rounding::kTowardZero, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kTowardZero, K>(f, v, opt, first);
     case Rounding::kHalfAway:
-      return RoundVectorised<Rounding::kHalfAway, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kHalfAway, K>(f, v, opt, first);
     case Rounding::kStochastic:
-      return RoundVectorised<Rounding::kStochastic, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kStochastic, K>(f, v, opt, first);
   }
   return {};
 }
@@ -215,10 +317,12 @@ RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& 
   if (f == Format::kFP32) {
     RoundingOptions fixed = opt;
     fixed.rounding = Rounding::kNearestEven;  // nothing is rounded: one instantiation serves all
-    return RoundVectorised<Rounding::kNearestEven, false, true>(f, values, fixed, first_index);
+    return RoundVectorised<Rounding::kNearestEven, Kind::kIdentity>(f, values, fixed, first_index);
   }
-  if (f == Format::kHiF8) return DispatchRounding<true, false>(f, values, opt, first_index);
-  return DispatchRounding<false, false>(f, values, opt, first_index);
+  if (f == Format::kHiF8) return DispatchRounding<Kind::kHiF8>(f, values, opt, first_index);
+  if (opt.rounding == Rounding::kNearestEven && f == Format::kFP16)
+    return RoundVectorised<Rounding::kNearestEven, Kind::kHalfF16C>(f, values, opt, first_index);
+  return DispatchRounding<Kind::kGeneric>(f, values, opt, first_index);
 }
 
 RoundStats RoundArrayScalar(Format f, std::span<float> values, const RoundingOptions& opt,

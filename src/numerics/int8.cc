@@ -86,18 +86,20 @@ RoundStats QuantizeDequantizeInt8(std::span<float> x, std::span<const int64_t> s
     const int32_t zp = p.zero_point.empty() ? 0 : p.zero_point[c % p.zero_point.size()];
     const float v = x[i];
     float q;
-    if (std::isnan(v)) {
+    const float scaled = v / scale;  // NaN for a NaN input, and for 0 / 0 with a zero scale
+    if (std::isnan(scaled)) {
       q = static_cast<float>(zp);  // INT8 has no NaN: like saturation mode, NaN -> 0
       ++stats.saturated;
     } else {
-      q = RoundToInteger(v / scale, rounding, i) + static_cast<float>(zp);
+      q = RoundToInteger(scaled, rounding, i) + static_cast<float>(zp);
       if (q < -128.0f || q > 127.0f) {
         if (std::isfinite(v)) ++stats.overflow;
         ++stats.saturated;
         q = std::clamp(q, -128.0f, 127.0f);
       }
     }
-    const float out = (q - static_cast<float>(zp)) * scale;
+    float out = (q - static_cast<float>(zp)) * scale;
+    if (std::isnan(out)) out = 0.0f;  // 0 * inf: an infinite scale with q == zero_point
     if (out == 0.0f && v != 0.0f && !std::isnan(v)) ++stats.flushed;
     x[i] = out;
   }

@@ -23,6 +23,18 @@ TEST(Int8Test, PerTensorSymmetricRoundsAndClamps) {
   EXPECT_EQ(s.flushed, 1);    // 0.25
 }
 
+TEST(Int8Test, ZeroOrInfiniteScaleGivesNoNaN) {
+  std::vector<float> x = {0.0f, 1.0f, -1.0f};
+  Int8Params p;
+  p.scale = {0.0f};
+  QuantizeDequantizeInt8(x, std::vector<int64_t>{3}, p);
+  for (float v : x) EXPECT_FALSE(std::isnan(v)) << v;
+  std::vector<float> y = {0.0f, 1.0f};
+  p.scale = {INFINITY};
+  QuantizeDequantizeInt8(y, std::vector<int64_t>{2}, p);
+  for (float v : y) EXPECT_FALSE(std::isnan(v)) << v;
+}
+
 TEST(Int8Test, HalfAwayAndTowardZero) {
   std::vector<float> x = {0.25f, -1.25f, 0.9f};
   Int8Params p;
