@@ -52,9 +52,11 @@ Status CheckOutputPath(const std::string& flag, const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
-    return Status::InvalidArgument(fmt::format("{} {}: folder '{}' does not exist", flag, path, parent.string()));
+    return Status::InvalidArgument(
+        fmt::format("{} {}: folder '{}' does not exist", flag, path, parent.string()));
   }
-  if (fs::is_directory(path, ec)) return Status::InvalidArgument(fmt::format("{} {}: is a folder", flag, path));
+  if (fs::is_directory(path, ec))
+    return Status::InvalidArgument(fmt::format("{} {}: is a folder", flag, path));
   return Status::Ok();
 }
 
@@ -68,8 +70,8 @@ Status CheckReadable(const std::string& flag, const std::string& path) {
 Expected<std::vector<int64_t>> LoadLabels(const std::string& path) {
   NPUGAP_ASSIGN_OR_RETURN(ir::Tensor t, onnx_import::ReadNpy(path));
   if (t.rank() != 1) {
-    return Status::InvalidArgument(fmt::format("--labels {}: expected a 1-D array, got shape {}", path,
-                                               ir::ShapeToString(t.shape())));
+    return Status::InvalidArgument(
+        fmt::format("--labels {}: expected a 1-D array, got shape {}", path, ir::ShapeToString(t.shape())));
   }
   std::vector<int64_t> labels;
   if (t.dtype() == ir::DType::kInt64) {
@@ -97,7 +99,8 @@ Status CheckFlags(const PrecisionCmdOptions& o, pr::Thresholds& thresholds) {
     NPUGAP_ASSIGN_OR_RETURN(thresholds, pr::ParseThresholds(o.thresholds));
   }
   if (!o.inputs.empty() && o.samples != 1) {
-    return Status::InvalidArgument("--samples applies to random inputs; an --inputs set is one sample (batch rows count)");
+    return Status::InvalidArgument(
+        "--samples applies to random inputs; an --inputs set is one sample (batch rows count)");
   }
   if (!o.labels.empty() && o.inputs.empty()) {
     return Status::InvalidArgument("--labels needs the --inputs set they label");
@@ -149,7 +152,8 @@ std::vector<std::string> LoweredNodes(const ir::Model& m, const pr::PrecisionPla
 void FillFormats(pr::PrecisionComparison& c, const pr::PrecisionPlan& plan) {
   for (auto& t : c.tensors) {
     if (t.node_index >= 0 && static_cast<size_t>(t.node_index) < plan.nodes.size()) {
-      t.target_format = std::string(numerics::Info(plan.nodes[static_cast<size_t>(t.node_index)].output).name);
+      t.target_format =
+          std::string(numerics::Info(plan.nodes[static_cast<size_t>(t.node_index)].output).name);
     }
   }
 }
@@ -197,17 +201,20 @@ int RunPrecision(const PrecisionCmdOptions& o) {
     sets.push_back(std::move(in).value());
   }
 
-  const auto ref_precision = o.reference == "fp64" ? pr::ReferencePrecision::kFP64 : pr::ReferencePrecision::kFP32;
+  const auto ref_precision =
+      o.reference == "fp64" ? pr::ReferencePrecision::kFP64 : pr::ReferencePrecision::kFP32;
   auto reference = pr::MakeReferenceRun(*model, ref_precision, o.threads);
   if (!reference.ok()) return ReportError(reference.status().WithContext(model->path));
   auto trace = pr::TraceReference(*model, *reference, sets);
   if (!trace.ok()) return ReportError(trace.status());
   pr::CompareSettings settings{thresholds, labels};
 
-  auto compare_with = [&](const pr::PrecisionPlan& p, const pr::ReferenceTrace& tr,
-                          const std::vector<std::vector<ir::Tensor>>& input_sets) -> Expected<pr::PrecisionComparison> {
+  auto compare_with =
+      [&](const pr::PrecisionPlan& p, const pr::ReferenceTrace& tr,
+          const std::vector<std::vector<ir::Tensor>>& input_sets) -> Expected<pr::PrecisionComparison> {
     NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun run, pr::MakeTargetRun(*model, p, o.threads));
-    NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionComparison c, pr::CompareWithReference(*model, tr, run, input_sets, settings));
+    NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionComparison c,
+                            pr::CompareWithReference(*model, tr, run, input_sets, settings));
     FillFormats(c, p);
     return c;
   };
@@ -221,7 +228,8 @@ int RunPrecision(const PrecisionCmdOptions& o) {
       k.keep_fp32_nodes = nodes;
       return pr::BuildPrecisionPlan(*model, *target, k);
     };
-    pr::KeepEvaluator evaluate = [&](const std::vector<std::string>& nodes) -> Expected<pr::PrecisionComparison> {
+    pr::KeepEvaluator evaluate =
+        [&](const std::vector<std::string>& nodes) -> Expected<pr::PrecisionComparison> {
       NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionPlan p, plan_keeping(nodes));
       return compare_with(p, *trace, sets);
     };
@@ -236,7 +244,8 @@ int RunPrecision(const PrecisionCmdOptions& o) {
       if (!t.ok()) return ReportError(t.status());
       verify_trace = std::move(t).value();
     }
-    pr::KeepEvaluator verify = [&](const std::vector<std::string>& nodes) -> Expected<pr::PrecisionComparison> {
+    pr::KeepEvaluator verify =
+        [&](const std::vector<std::string>& nodes) -> Expected<pr::PrecisionComparison> {
       NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionPlan p, plan_keeping(nodes));
       return compare_with(p, verify_trace, verify_sets);
     };
@@ -245,12 +254,14 @@ int RunPrecision(const PrecisionCmdOptions& o) {
     if (!s.ok()) return ReportError(s.status());
     keep = std::move(s).value();
     if (!o.write_keep_dtype.empty()) {
-      if (Status w = onnx_import::WriteFileAtomically(o.write_keep_dtype, pr::KeepDtypeFileText(*keep)); !w.ok()) {
+      if (Status w = onnx_import::WriteFileAtomically(o.write_keep_dtype, pr::KeepDtypeFileText(*keep));
+          !w.ok()) {
         return ReportError(w);
       }
     }
     if (!o.write_mixlist.empty()) {
-      if (Status w = onnx_import::WriteFileAtomically(o.write_mixlist, pr::ModifyMixlistText(*keep)); !w.ok()) {
+      if (Status w = onnx_import::WriteFileAtomically(o.write_mixlist, pr::ModifyMixlistText(*keep));
+          !w.ok()) {
         return ReportError(w);
       }
     }
@@ -265,16 +276,20 @@ int RunPrecision(const PrecisionCmdOptions& o) {
   if (!o.save_outputs.empty()) {
     std::error_code ec;
     fs::create_directories(o.save_outputs, ec);
-    if (ec) return ReportError(Status::IoError(fmt::format("--save-outputs {}: {}", o.save_outputs, ec.message())));
+    if (ec)
+      return ReportError(Status::IoError(fmt::format("--save-outputs {}: {}", o.save_outputs, ec.message())));
     const ir::Graph& g = model->graph;
     for (size_t i = 0; i < comparison->first_sample_outputs.size() && i < g.outputs.size(); ++i) {
       const std::string path =
-          (fs::path(o.save_outputs) / (FileSafe(g.values[static_cast<size_t>(g.outputs[i])].name) + ".npy")).string();
-      if (Status w = onnx_import::WriteNpy(path, comparison->first_sample_outputs[i]); !w.ok()) return ReportError(w);
+          (fs::path(o.save_outputs) / (FileSafe(g.values[static_cast<size_t>(g.outputs[i])].name) + ".npy"))
+              .string();
+      if (Status w = onnx_import::WriteNpy(path, comparison->first_sample_outputs[i]); !w.ok())
+        return ReportError(w);
     }
   }
 
-  PrecisionReportHeader header{model->path, target->name, plan->mode, o.reference, thresholds, plan->warnings};
+  PrecisionReportHeader header{model->path, target->name, plan->mode,
+                               o.reference, thresholds,   plan->warnings};
   for (const auto& w : model->warnings) header.warnings.push_back(w);
   for (const auto& w : header.warnings) std::cerr << "npugap: warning: " << w << "\n";
   const pr::KeepSuggestion* k = keep ? &*keep : nullptr;
@@ -292,15 +307,19 @@ int RunPrecision(const PrecisionCmdOptions& o) {
 Command AddPrecisionCommand(CLI::App& app) {
   auto o = std::make_shared<PrecisionCmdOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "precision", "compare the emulated NPU numerics with the reference, tensor by tensor (msprobe's metrics)");
+      "precision",
+      "compare the emulated NPU numerics with the reference, tensor by tensor (msprobe's metrics)");
   AddModelOptions(*cmd, o->model);
   AddTargetOption(*cmd, o->target);
-  cmd->add_option("--precision-mode", o->mode,
-                  "ATC --precision_mode / --precision_mode_v2 value or uniform_<fmt> (default: the target's)");
+  cmd->add_option(
+      "--precision-mode", o->mode,
+      "ATC --precision_mode / --precision_mode_v2 value or uniform_<fmt> (default: the target's)");
   cmd->add_option("--reference", o->reference, "reference arithmetic: fp32 (default) or fp64")
       ->check(CLI::IsMember({"fp32", "fp64"}));
-  cmd->add_option("--inputs", o->inputs, "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
-  cmd->add_option("--samples", o->samples, "random input sets, seeds S..S+N-1 (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--inputs", o->inputs,
+                  "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
+  cmd->add_option("--samples", o->samples, "random input sets, seeds S..S+N-1 (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "seed of the first random input set");
   cmd->add_option("--csv", o->csv, "write msprobe's compare_result columns to FILE");
   cmd->add_flag("--json", o->json, "print one JSON object");
@@ -310,12 +329,17 @@ Command AddPrecisionCommand(CLI::App& app) {
   cmd->add_option("--modify-mixlist", o->mixlist, "ATC --modify_mixlist JSON");
   cmd->add_option("--overflow", o->overflow, "ieee or saturation (default: the target's)")
       ->check(CLI::IsMember({"ieee", "saturation"}));
-  cmd->add_option("--save-outputs", o->save_outputs, "write the target's outputs of sample 0 as DIR/<name>.npy");
-  cmd->add_flag("--suggest-keep", o->suggest_keep, "search a small set of nodes to keep in FP32 so every output passes");
-  cmd->add_option("--goal-cosine", o->goal_cosine, "--suggest-keep: cosine every output must reach (default 0.999)");
-  cmd->add_option("--max-runs", o->max_runs, "--suggest-keep: emulated runs the search may spend (default 48)")
+  cmd->add_option("--save-outputs", o->save_outputs,
+                  "write the target's outputs of sample 0 as DIR/<name>.npy");
+  cmd->add_flag("--suggest-keep", o->suggest_keep,
+                "search a small set of nodes to keep in FP32 so every output passes");
+  cmd->add_option("--goal-cosine", o->goal_cosine,
+                  "--suggest-keep: cosine every output must reach (default 0.999)");
+  cmd->add_option("--max-runs", o->max_runs,
+                  "--suggest-keep: emulated runs the search may spend (default 48)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--write-keep-dtype", o->write_keep_dtype, "--suggest-keep: write the ATC --keep_dtype file");
+  cmd->add_option("--write-keep-dtype", o->write_keep_dtype,
+                  "--suggest-keep: write the ATC --keep_dtype file");
   cmd->add_option("--write-mixlist", o->write_mixlist, "--suggest-keep: write the ATC --modify_mixlist JSON");
   AddThreadsOption(*cmd, o->threads);
   return {cmd, [o] { return RunPrecision(*o); }};

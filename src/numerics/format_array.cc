@@ -115,27 +115,66 @@ __m256i RoundMagnitude(const FormatParams& p, __m256i a, __m256i random) {
   return _mm256_blendv_epi8(sub, normal, in_normal);
 }
 
+// Which magnitude rounding a kernel uses. The two shortcuts give, for every finite input, the same
+// pattern as RoundMagnitude with round-to-nearest-even, or one that is also above max_bits
+// (binary16 overflow: F16C returns inf where RoundMagnitude returns 2^16), so the overflow test
+// and everything after it see the same thing.
+enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C, kBFloat16 };
+
+template <Rounding R, Kind K>
+__m256i Magnitude(const FormatParams& p, __m256i a, __m256i random) {
+  if constexpr (K == Kind::kIdentity) {
+    return a;
+  } else if constexpr (K == Kind::kBFloat16) {  // add half an ulp minus one plus the kept lsb, truncate
+    const __m256i bias = _mm256_add_epi32(Set(0x7fffu), _mm256_and_si256(_mm256_srli_epi32(a, 16), Set(1)));
+    return _mm256_and_si256(_mm256_add_epi32(a, bias), Set(0xffff0000u));
+  } else if constexpr (K == Kind::kHalfF16C) {  // the CPU's own float -> half -> float, RNE
+    const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(a), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_castps_si256(_mm256_cvtph_ps(h));
+  } else {
+    return RoundMagnitude<R, K == Kind::kHiF8>(p, a, random);
+  }
+}
+
 struct Modes {
   bool saturate, flush, toward_zero;
 };
 
-// RoundScalar on eight lanes.
-template <Rounding R, bool kHiF8, bool kIdentity>
-__m256i RoundLanes(const FormatParams& p, const Modes& mode, __m256i u, __m256i random, LaneCounts& c) {
+// RoundScalar on eight lanes, in two steps: Round does the arithmetic and says which lanes are
+// unusual (NaN or inf in; zero, overflow or flushed out); Finish handles those lanes and counts.
+// Finish gives the right answer for any lanes, so a caller may skip it only when none is unusual.
+struct Lanes {
+  __m256i u, a, r, unusual;
+};
+
+template <Rounding R, Kind K>
+Lanes Round(const FormatParams& p, const Modes& mode, __m256i u, __m256i random) {
+  Lanes l;
+  l.u = u;
+  l.a = _mm256_and_si256(u, Set(0x7fffffffu));
+  l.r = Magnitude<R, K>(p, l.a, random);
+  if (mode.flush) l.r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), l.r), l.r);
+  const __m256i above =
+      _mm256_or_si256(_mm256_cmpgt_epi32(l.a, Set(0x7f7fffffu)), _mm256_cmpgt_epi32(l.r, Set(p.max_bits)));
+  l.unusual = _mm256_or_si256(above, _mm256_cmpeq_epi32(l.r, _mm256_setzero_si256()));
+  return l;
+}
+
+__m256i Usual(const Lanes& l) { return _mm256_or_si256(_mm256_and_si256(l.u, Set(0x80000000u)), l.r); }
+
+__m256i Finish(const FormatParams& p, const Modes& mode, const Lanes& l, LaneCounts& c) {
+  const __m256i u = l.u, a = l.a;
+  __m256i r = l.r;
   const __m256i sign = _mm256_and_si256(u, Set(0x80000000u));
-  const __m256i a = _mm256_and_si256(u, Set(0x7fffffffu));
+  const __m256i max = Set(p.max_bits);
   const __m256i inf = Set(0x7f800000u);
   const __m256i is_nan = _mm256_cmpgt_epi32(a, inf);
   const __m256i is_inf = _mm256_cmpeq_epi32(a, inf);
   const __m256i finite = _mm256_cmpgt_epi32(inf, a);
-  __m256i r = a;
-  if constexpr (!kIdentity) r = RoundMagnitude<R, kHiF8>(p, a, random);
-  const __m256i max = Set(p.max_bits);
   const __m256i over = _mm256_and_si256(finite, _mm256_cmpgt_epi32(r, max));
   const __m256i special = Set(p.has_inf ? 0x7f800000u : p.nan_canonical);
   const __m256i over_value = (mode.saturate || mode.toward_zero) ? max : special;
   r = _mm256_blendv_epi8(r, over_value, over);
-  if (mode.flush) r = _mm256_andnot_si256(_mm256_cmpgt_epi32(Set(p.min_normal_bits), r), r);
   const __m256i zero = _mm256_cmpeq_epi32(r, _mm256_setzero_si256());
   __m256i out = _mm256_or_si256(sign, r);
   if (!p.signed_zero) out = _mm256_andnot_si256(zero, out);
@@ -169,7 +208,13 @@ __m256i RoundLanes(const FormatParams& p, const Modes& mode, __m256i u, __m256i 
 
 constexpr size_t kBlock = 1 << 16;  // elements per counter flush: lanes stay far below 2^31
 
-template <Rounding R, bool kHiF8, bool kIdentity>
+template <Rounding R>
+__m256i RandomFor(const RoundingOptions& opt, uint64_t index) {
+  if constexpr (R == Rounding::kStochastic) return StochasticBits(opt.seed, index);
+  return _mm256_setzero_si256();
+}
+
+template <Rounding R, Kind K>
 RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOptions& opt,
                            uint64_t first_index) {
   const FormatParams& p = detail::Params(f);
@@ -178,33 +223,44 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
   RoundStats stats;
   const size_t n = values.size(), vector_end = n - n % 8;
   float* data = values.data();
+  auto load = [&](size_t i) { return _mm256_castps_si256(_mm256_loadu_ps(data + i)); };
+  auto store = [&](size_t i, __m256i v) { _mm256_storeu_ps(data + i, _mm256_castsi256_ps(v)); };
   for (size_t block = 0; block < vector_end; block += kBlock) {
     LaneCounts counts;
     const size_t end = std::min(vector_end, block + kBlock);
-    for (size_t i = block; i < end; i += 8) {
-      const __m256i u = _mm256_castps_si256(_mm256_loadu_ps(data + i));
-      __m256i random = _mm256_setzero_si256();
-      if constexpr (R == Rounding::kStochastic) random = StochasticBits(opt.seed, first_index + i);
-      const __m256i out = RoundLanes<R, kHiF8, kIdentity>(p, mode, u, random, counts);
-      _mm256_storeu_ps(data + i, _mm256_castsi256_ps(out));
+    size_t i = block;
+    // Two vectors per test of the unusual lanes: one branch per 16 elements.
+    for (; i + 16 <= end; i += 16) {
+      const Lanes l0 = Round<R, K>(p, mode, load(i), RandomFor<R>(opt, first_index + i));
+      const Lanes l1 = Round<R, K>(p, mode, load(i + 8), RandomFor<R>(opt, first_index + i + 8));
+      const __m256i unusual = _mm256_or_si256(l0.unusual, l1.unusual);
+      if (_mm256_testz_si256(unusual, unusual)) {
+        store(i, Usual(l0));
+        store(i + 8, Usual(l1));
+      } else {
+        store(i, Finish(p, mode, l0, counts));
+        store(i + 8, Finish(p, mode, l1, counts));
+      }
     }
+    for (; i < end; i += 8)
+      store(i, Finish(p, mode, Round<R, K>(p, mode, load(i), RandomFor<R>(opt, first_index + i)), counts));
     AddTo(stats, counts);
   }
   for (size_t i = vector_end; i < n; ++i) data[i] = RoundScalar(f, data[i], opt, first_index + i, &stats);
   return stats;
 }
 
-template <bool kHiF8, bool kIdentity>
+template <Kind K>
 RoundStats DispatchRounding(Format f, std::span<float> v, const RoundingOptions& opt, uint64_t first) {
   switch (opt.rounding) {
     case Rounding::kNearestEven:
-      return RoundVectorised<Rounding::kNearestEven, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kNearestEven, K>(f, v, opt, first);
     case Rounding::kTowardZero:
-      return RoundVectorised<Rounding::kTowardZero, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kTowardZero, K>(f, v, opt, first);
     case Rounding::kHalfAway:
-      return RoundVectorised<Rounding::kHalfAway, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kHalfAway, K>(f, v, opt, first);
     case Rounding::kStochastic:
-      return RoundVectorised<Rounding::kStochastic, kHiF8, kIdentity>(f, v, opt, first);
+      return RoundVectorised<Rounding::kStochastic, K>(f, v, opt, first);
   }
   return {};
 }
@@ -215,10 +271,14 @@ RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& 
   if (f == Format::kFP32) {
     RoundingOptions fixed = opt;
     fixed.rounding = Rounding::kNearestEven;  // nothing is rounded: one instantiation serves all
-    return RoundVectorised<Rounding::kNearestEven, false, true>(f, values, fixed, first_index);
+    return RoundVectorised<Rounding::kNearestEven, Kind::kIdentity>(f, values, fixed, first_index);
   }
-  if (f == Format::kHiF8) return DispatchRounding<true, false>(f, values, opt, first_index);
-  return DispatchRounding<false, false>(f, values, opt, first_index);
+  if (f == Format::kHiF8) return DispatchRounding<Kind::kHiF8>(f, values, opt, first_index);
+  if (opt.rounding == Rounding::kNearestEven && f == Format::kFP16)
+    return RoundVectorised<Rounding::kNearestEven, Kind::kHalfF16C>(f, values, opt, first_index);
+  if (opt.rounding == Rounding::kNearestEven && f == Format::kBF16)
+    return RoundVectorised<Rounding::kNearestEven, Kind::kBFloat16>(f, values, opt, first_index);
+  return DispatchRounding<Kind::kGeneric>(f, values, opt, first_index);
 }
 
 RoundStats RoundArrayScalar(Format f, std::span<float> values, const RoundingOptions& opt,

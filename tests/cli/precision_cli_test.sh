@@ -71,6 +71,7 @@ x[1, 2, 3, 4] = np.inf
 np.save(f"{out}/x_nan.npy", x)
 np.save(f"{out}/labels.npy", np.array([3, 7], dtype=np.int64))
 np.save(f"{out}/labels3.npy", np.array([3, 7, 1], dtype=np.int64))
+np.save(f"{out}/labels_float.npy", np.array([3, 7], dtype=np.float32))
 PY
 check "models generated" test -s "$TMP/small.onnx" -a -s "$TMP/overflow.onnx"
 SMALL=$TMP/small.onnx
@@ -151,7 +152,7 @@ expect_error "--samples 0" "--samples" "$NPUGAP" precision "$SMALL" --samples 0
 expect_error "--samples with --inputs" "--samples applies to random inputs" "$NPUGAP" precision "$SMALL" --inputs "$TMP/x.npy" --samples 2
 expect_error "--labels without --inputs" "--labels needs the --inputs" "$NPUGAP" precision "$SMALL" --labels "$TMP/labels.npy"
 expect_error "labels of the wrong length" "3 labels, but output 'scores' has 2 rows" "$NPUGAP" precision "$SMALL" --inputs "$TMP/x.npy" --labels "$TMP/labels3.npy"
-expect_error "labels not int64" "expected int64 labels" "$NPUGAP" precision "$SMALL" --inputs "$TMP/x.npy" --labels "$TMP/x.npy"
+expect_error "labels not int64" "expected int64 labels" "$NPUGAP" precision "$SMALL" --inputs "$TMP/x.npy" --labels "$TMP/labels_float.npy"
 expect_error "--goal-cosine 2" "--goal-cosine 2" "$NPUGAP" precision "$SMALL" --suggest-keep --goal-cosine 2
 expect_error "--write-keep-dtype without --suggest-keep" "need --suggest-keep" "$NPUGAP" precision "$SMALL" --write-keep-dtype "$TMP/k.txt"
 expect_error "--csv into a missing folder" "does not exist" "$NPUGAP" precision "$SMALL" --csv "$TMP/no/dir/x.csv"
