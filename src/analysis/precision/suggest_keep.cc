@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/precision/internal.h"
 #include "npugap/ir/flops.h"
 
 namespace npugap::analysis::precision {
@@ -154,8 +155,16 @@ std::string KeepDtypeFileText(const KeepSuggestion& s) {
 }
 
 std::string ModifyMixlistText(const KeepSuggestion& s) {
+  // ATC names Ascend IR op types (Conv2D, MatMulV2, ...): mapped through the mixed-precision list
+  // data; an op type the data does not list is written as its ONNX name (npugap reads both).
+  auto lists = internal::BuiltinOpLists();
+  std::set<std::string> names;
+  for (const std::string& onnx : s.op_types) {
+    const internal::OpListEntry* e = lists.ok() ? lists->Find(onnx) : nullptr;
+    names.insert(e && !e->ascend.empty() ? e->ascend : onnx);
+  }
   nlohmann::json j;
-  j["black-list"]["to-add"] = s.op_types;
+  j["black-list"]["to-add"] = std::vector<std::string>(names.begin(), names.end());
   return j.dump(2) + "\n";
 }
 

@@ -147,3 +147,18 @@ TEST(SuggestKeepTest, EvaluatorErrorsPropagate) {
 
 }  // namespace
 }  // namespace npugap::analysis::precision
+
+namespace npugap::analysis::precision {
+namespace {
+
+TEST(SuggestKeepTest, MixlistNamesAscendIrOpTypes) {
+  KeepSuggestion s;
+  s.op_types = {"BatchNormalization", "Conv", "Gemm", "NoSuchOp"};
+  const auto j = nlohmann::json::parse(ModifyMixlistText(s));
+  // From data/precision/mixed_precision_lists.json; an op type it does not list keeps its name.
+  EXPECT_EQ(j["black-list"]["to-add"],
+            nlohmann::json::array({"BatchNorm", "Conv2D", "MatMulV2", "NoSuchOp"}));
+}
+
+}  // namespace
+}  // namespace npugap::analysis::precision

@@ -60,7 +60,8 @@ Expected<KeepSuggestion> SuggestKeep(const ir::Model& model, const std::vector<s
 // ATC --keep_dtype file: one node name per line.
 std::string KeepDtypeFileText(const KeepSuggestion& s);
 // ATC --modify_mixlist JSON: the kept nodes' op types added to the black list. Coarser than the
-// keep_dtype file: it keeps every node of those op types in FP32, not only the chosen ones.
+// keep_dtype file: it keeps every node of those op types in FP32, not only the chosen ones. Op types
+// are written as Ascend IR names (Conv2D, MatMulV2, ...) where the mixed-precision list data has one.
 std::string ModifyMixlistText(const KeepSuggestion& s);
 
 }  // namespace npugap::analysis::precision
