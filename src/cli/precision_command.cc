@@ -170,10 +170,10 @@ Expected<std::vector<std::vector<ir::Tensor>>> RandomSets(const ir::Graph& g, ui
 int RunPrecision(const PrecisionCmdOptions& o) {
   pr::Thresholds thresholds;
   if (Status s = CheckFlags(o, thresholds); !s.ok()) return ReportError(s);
-  auto model = LoadModelWithOptions(o.model);
-  if (!model.ok()) return ReportError(model.status());
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
+  auto model = LoadModelWithOptions(o.model);
+  if (!model.ok()) return ReportError(model.status());
   std::vector<int64_t> labels;
   if (!o.labels.empty()) {
     auto l = LoadLabels(o.labels);

@@ -168,6 +168,7 @@ nlohmann::json PrecisionJson(const PrecisionReportHeader& h, const PrecisionComp
     k["achieved"] = keep->achieved;
     k["nodes"] = keep->nodes;
     k["node_count"] = keep->nodes.size();
+    k["candidates"] = keep->ranking.size();
     k["op_types"] = keep->op_types;
     k["runs"] = keep->runs;
     k["budget_exhausted"] = keep->budget_exhausted;
