@@ -149,6 +149,13 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
         rounded[key] = v = id;
       }
     }
+    // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
+    if (nn.unit == Unit::kVector && nn.compute != Format::kFP32 && nn.compute != Format::kHF32) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
+      n.attributes[exec::kAccumulateFormatAttr] = a;
+    }
     // Outputs: the node writes a raw value, the rounding node the original one.
     std::vector<ir::Node> after;
     std::vector<NodeRole> after_roles;
