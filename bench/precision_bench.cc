@@ -16,6 +16,7 @@
 
 #include "npugap/analysis/precision/emulate.h"
 #include "npugap/exec/executor.h"
+#include "npugap/exec/parallel.h"
 #include "npugap/exec/random_inputs.h"
 #include "npugap/onnx/import.h"
 #include "npugap/target/target.h"
@@ -56,7 +57,8 @@ const Setup& Get() {
     analysis::precision::PrecisionOptions o;
     o.mode = "force_fp16";
     auto plan = analysis::precision::BuildPrecisionPlan(s->model, target, o).value();
-    s->fp16.emplace(analysis::precision::EmulatedRunner::Create(s->model, std::move(plan), {threads, true}).value());
+    s->fp16.emplace(
+        analysis::precision::EmulatedRunner::Create(s->model, std::move(plan), {threads, true}).value());
     return s;
   }();
   return *s;

@@ -11,6 +11,12 @@
 namespace npugap::exec {
 
 inline constexpr std::string_view kEmulationDomain = "npugap";
+
+// Set by the emulator on a node whose kernel keeps its partial sums in a narrower format (the
+// plan's NodeNumerics::compute): value = numerics::Format | numerics::Overflow << 8. ReduceSum,
+// ReduceMean and GlobalAveragePool read it and then sum sequentially, rounding after every add;
+// every other kernel ignores it.
+inline constexpr const char* kAccumulateFormatAttr = "_npugap_accumulate_format";
 std::span<const OpRow> EmulationOps();
 
 }  // namespace npugap::exec

@@ -67,6 +67,9 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
   auto state = std::make_shared<State>();
   state->plan = std::move(plan);
   const PrecisionPlan& p = state->plan;
+  // uniform_* defines a rounding after every op of the model as written (PyTorch's semantics),
+  // which folding BatchNorm into a Conv would change: those plans always run unfused.
+  if (p.mode.starts_with("uniform_")) options.fuse = false;
   if (options.fuse) {
     NPUGAP_ASSIGN_OR_RETURN(state->base, exec::FuseForExecution(model));
   } else {
@@ -86,7 +89,7 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
   std::map<std::pair<int, Format>, int> rounded;  // (value, format) -> rounded value
   std::vector<NodeRole> roles;
 
-  auto make_round = [&](int in, int out, Format f, const std::string& name) {
+  auto make_round = [&](int in, int out, Format f, const std::string& name, bool in_place = false) {
     ir::Node r;
     r.name = name;
     r.op_type = "RoundToFormat";
@@ -102,6 +105,7 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
     attr("overflow", static_cast<int64_t>(p.rounding.overflow));
     attr("subnormals", static_cast<int64_t>(p.rounding.subnormals));
     attr("seed", static_cast<int64_t>(NameSeed(p.rounding.seed, name)));
+    if (in_place) attr("in_place", 1);
     ir::ValueType stats_type;
     stats_type.dtype = ir::DType::kInt64;
     stats_type.dims = std::vector<ir::Dim>{ir::Dim::Static(4)};
@@ -145,6 +149,13 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
         rounded[key] = v = id;
       }
     }
+    // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
+    if (nn.unit == Unit::kVector && nn.compute != Format::kFP32 && nn.compute != Format::kHF32) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
+      n.attributes[exec::kAccumulateFormatAttr] = a;
+    }
     // Outputs: the node writes a raw value, the rounding node the original one.
     std::vector<ir::Node> after;
     std::vector<NodeRole> after_roles;
@@ -172,7 +183,9 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       const std::string& vname = bg.values[static_cast<size_t>(v)].name;
       const int raw = NewValue(g, vname + "#raw", bg.values[static_cast<size_t>(v)].type);
       n.outputs[o] = raw;
-      after.push_back(make_round(raw, v, pn.output, vname + "@round"));
+      // Cube kernels always write a fresh buffer, and the raw value has this one reader: round it
+      // in place. Other kernels may return a view of an input (Identity-like), so they get a copy.
+      after.push_back(make_round(raw, v, pn.output, vname + "@round", nn.unit == Unit::kCube));
       after_roles.push_back({NodeRole::kRoundOutput, -1, static_cast<int>(o)});
     }
     g.nodes.push_back(std::move(n));

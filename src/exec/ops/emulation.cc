@@ -5,7 +5,7 @@
 //
 // Inputs: X (any dtype; non-float32 tensors pass through). Outputs: Y (X rounded), Stats (int64
 // [4]: overflow, inf_nan, saturated, flushed). Attributes: format, rounding, overflow, subnormals
-// (the numerics enums as ints), seed (stochastic rounding).
+// (the numerics enums as ints), seed (stochastic rounding), in_place (round X's own buffer).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -18,6 +18,10 @@ namespace npugap::exec {
 namespace {
 
 constexpr int64_t kBlock = 16384;  // elements copied and rounded while in L1/L2
+// Elements per thread. Rounding runs at several 10^9 elements/s per core, so all but the largest
+// activations round on one thread: an OpenMP region costs a barrier, and on a loaded machine a
+// preempted thread makes that barrier cost more than the rounding (measured, docs/benchmarks.md).
+constexpr int64_t kPerThread = int64_t{1} << 22;
 
 Status RoundToFormat(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
@@ -33,15 +37,18 @@ Status RoundToFormat(KernelContext& ctx) {
   opt.overflow = static_cast<numerics::Overflow>(ctx.node.GetInt("overflow", 0));
   opt.subnormals = static_cast<numerics::Subnormals>(ctx.node.GetInt("subnormals", 0));
   opt.seed = static_cast<uint64_t>(ctx.node.GetInt("seed", 0));
-  Tensor y = Tensor::Empty(DType::kFloat32, x.shape());
+  // in_place: the emulator sets it where X is a fresh buffer that only this node reads (a cube
+  // kernel's output), so one pass over memory replaces allocate + copy + round.
+  const bool in_place = ctx.node.GetInt("in_place", 0) != 0;
+  Tensor y = in_place ? x : Tensor::Empty(DType::kFloat32, x.shape());
   const float* in = x.data<float>();
   float* out = y.data<float>();
   std::atomic<int64_t> overflow{0}, inf_nan{0}, saturated{0}, flushed{0};
-  ParallelFor(x.numel(), kBlock, [&](int64_t begin, int64_t end) {
+  ParallelFor(x.numel(), kPerThread, [&](int64_t begin, int64_t end) {
     numerics::RoundStats local;
     for (int64_t b = begin; b < end; b += kBlock) {
       const int64_t n = std::min(kBlock, end - b);
-      std::memcpy(out + b, in + b, static_cast<size_t>(n) * sizeof(float));
+      if (!in_place) std::memcpy(out + b, in + b, static_cast<size_t>(n) * sizeof(float));
       local += numerics::RoundArray(format, {out + b, static_cast<size_t>(n)}, opt, static_cast<uint64_t>(b));
     }
     overflow += local.overflow;

@@ -162,3 +162,37 @@ TEST(EmulateTest, PlanOfAnotherModelIsRejected) {
 
 }  // namespace
 }  // namespace npugap::analysis::precision
+
+namespace npugap::analysis::precision {
+namespace {
+
+// ReduceMean over 3000 ones: with the partial sum kept in fp16 (ATC's default high_performance,
+// data/precision/vector_kernels.json) it stops growing at 2048 (2048 + 1 rounds back to 2048);
+// high_precision keeps it in fp32 and the mean is 1.
+TEST(EmulateTest, Fp16AccumulationInReductionsFollowsThePlan) {
+  for (const char* op : {"ReduceMean", "GlobalAveragePool"}) {
+    npugap::testing::ModelBuilder b;
+    const bool global = std::string(op) == "GlobalAveragePool";
+    const ir::Shape shape = global ? ir::Shape{1, 1, 1, 3000} : ir::Shape{1, 3000};
+    if (global) {
+      b.Input("x", {1, 1, 1, 3000}).Output("y", {1, 1, 1, 1});
+    } else {
+      b.Input("x", {1, 3000}).Output("y", {1, 1});
+    }
+    b.Node(op, {"x"}, {"y"}, "mean");
+    const ir::Model m = npugap::testing::Import(b);
+    const ir::Tensor x = Floats(shape, std::vector<float>(3000, 1.0f));
+    const auto low = Emulate(m, Plan(m, "ascend910b2", "force_fp16"), {x});
+    ASSERT_EQ(low.size(), 1u) << op;
+    EXPECT_EQ(Values(low[0])[0], numerics::RoundScalar(Format::kFP16, 2048.0f / 3000.0f)) << op;
+    PrecisionOptions o;
+    o.mode = "force_fp16";
+    o.op_select_implmode = "high_precision";
+    const auto high = Emulate(m, Plan(m, "ascend910b2", o), {x});
+    ASSERT_EQ(high.size(), 1u) << op;
+    EXPECT_EQ(Values(high[0])[0], 1.0f) << op;
+  }
+}
+
+}  // namespace
+}  // namespace npugap::analysis::precision
