@@ -9,7 +9,7 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev zlib1g-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-numpy python3-onnx python3-torch python3-torchvision
+  python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn
 )
 
 missing=()

@@ -54,5 +54,6 @@ Command AddTargetsCommand(CLI::App& app);
 Command AddMemoryCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
 Command AddAnalyzeCommand(CLI::App& app);
+Command AddPrecisionCommand(CLI::App& app);
 
 }  // namespace npugap::cli

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
                                    AddTargetsCommand(app), AddCommCommand(app),
                                    AddMemoryCommand(app),
                                    AddCheckCommand(app),
-                                   AddAnalyzeCommand(app)};
+                                   AddAnalyzeCommand(app), AddPrecisionCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

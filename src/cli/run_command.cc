@@ -3,13 +3,16 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "cli/run_precision.h"
 #include "npugap/exec/compare.h"
 #include "npugap/exec/executor.h"
 #include "npugap/exec/random_inputs.h"
@@ -31,6 +34,7 @@ struct RunOptions {
   bool json = false;
   bool profile = false;
   bool no_fusion = false;
+  PrecisionRunFlags precision;  // any set: emulated numerics (run_precision.h)
 };
 
 // Time per op type over one run, measured between observer calls (so each node's share includes
@@ -90,17 +94,52 @@ int RunRun(const RunOptions& o) {
   auto model = LoadModelWithOptions(o.model);
   if (!model.ok()) return ReportError(model.status());
   const ir::Graph& g = model->graph;
-  auto executor = exec::Executor::Create(*model, {o.threads, !o.no_fusion});
-  if (!executor.ok()) return ReportError(executor.status());
+  // One run function over the FP32 executor or the emulated runner; the observer is the FP32 one.
+  std::function<Expected<std::vector<ir::Tensor>>(const std::vector<ir::Tensor>&, const exec::NodeObserver&)>
+      run;
+  std::optional<exec::Executor> executor;
+  EmulatedRun emulated;
+  numerics::RoundStats rounding;
+  bool counting = false;  // rounding totals are taken from the first run
+  if (o.precision.active()) {
+    auto e = PrepareEmulatedRun(*model, o.precision, o.threads, !o.no_fusion);
+    if (!e.ok()) return ReportError(e.status());
+    emulated = std::move(e).value();
+    for (const auto& w : emulated.summary["warnings"])
+      std::cerr << "npugap: warning: " << w.get<std::string>() << "\n";
+    run = [&](const std::vector<ir::Tensor>& in, const exec::NodeObserver& obs) {
+      return emulated.runner->Run(in, [&](const ir::Node& n, const std::vector<ir::Tensor>& outs,
+                                          const std::vector<numerics::RoundStats>& stats) {
+        if (counting) {
+          for (const auto& st : stats) rounding += st;
+        }
+        if (obs) obs(n, outs);
+      });
+    };
+  } else {
+    auto e = exec::Executor::Create(*model, {o.threads, !o.no_fusion});
+    if (!e.ok()) return ReportError(e.status());
+    executor.emplace(std::move(e).value());
+    run = [&](const std::vector<ir::Tensor>& in, const exec::NodeObserver& obs) {
+      return executor->Run(in, obs);
+    };
+  }
   auto inputs = o.inputs.empty() ? exec::RandomInputs(g, o.seed) : onnx_import::LoadInputFiles(g, o.inputs);
   if (!inputs.ok()) return ReportError(inputs.status());
+  // NaN / Inf in the inputs are reported, not refused: the emulator carries them as the NPU would.
+  int64_t inputs_non_finite = 0;
+  for (const ir::Tensor& t : *inputs) {
+    if (t.dtype() != ir::DType::kFloat32) continue;
+    for (float v : t.span<const float>()) inputs_non_finite += std::isfinite(v) ? 0 : 1;
+  }
   std::vector<ir::Tensor> expected;
   if (!o.expect_dir.empty()) {
     auto e = onnx_import::ReadTensorProtoDir(o.expect_dir, "output");
     if (!e.ok()) return ReportError(e.status());
     if (e->size() != g.outputs.size()) {
-      return ReportError(Status::InvalidArgument(fmt::format("{}: {} output_K.pb files but the model has {} outputs",
-                                                             o.expect_dir, e->size(), g.outputs.size())));
+      return ReportError(
+          Status::InvalidArgument(fmt::format("{}: {} output_K.pb files but the model has {} outputs",
+                                              o.expect_dir, e->size(), g.outputs.size())));
     }
     expected = std::move(e).value();
   }
@@ -129,7 +168,20 @@ int RunRun(const RunOptions& o) {
         last = now;
       };
     }
-    auto result = executor->Run(*inputs, observer);
+    // Emulated: rounding totals come from the first run only (every run is the same), so
+    // timed runs 2..K carry no statistics observer.
+    const bool count_rounding = o.precision.active() && r == 0;
+    if (o.precision.active() && !count_rounding && !observer) {
+      // Emulated runs without an observer take the runner's fast path.
+      auto result = emulated.runner->Run(*inputs);
+      const auto stop = std::chrono::steady_clock::now();
+      if (!result.ok()) return ReportError(result.status().WithContext(model->path));
+      times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+      outputs = std::move(result).value();
+      continue;
+    }
+    counting = count_rounding;
+    auto result = run(*inputs, observer);
     const auto stop = std::chrono::steady_clock::now();
     if (!result.ok()) return ReportError(result.status().WithContext(model->path));
     times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
@@ -145,7 +197,9 @@ int RunRun(const RunOptions& o) {
     fs::create_directories(o.save_dir, ec);
     if (ec) return ReportError(Status::IoError(fmt::format("{}: {}", o.save_dir, ec.message())));
     for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string path = (fs::path(o.save_dir) / (FileSafe(g.values[static_cast<size_t>(g.outputs[i])].name) + ".npy")).string();
+      const std::string path =
+          (fs::path(o.save_dir) / (FileSafe(g.values[static_cast<size_t>(g.outputs[i])].name) + ".npy"))
+              .string();
       if (auto s = onnx_import::WriteNpy(path, outputs[i]); !s.ok()) return ReportError(s);
     }
   }
@@ -165,6 +219,11 @@ int RunRun(const RunOptions& o) {
   j["elapsed_ms"] = elapsed_ms;
   j["runs_ms"] = times_ms;
   j["threads"] = o.threads;
+  j["inputs_non_finite"] = inputs_non_finite;
+  if (o.precision.active()) {
+    j["precision"] = emulated.summary;
+    j["precision"]["rounding"] = RoundingTotals(rounding);
+  }
   j["outputs"] = nlohmann::json::array();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const ir::Tensor& t = outputs[i];
@@ -192,7 +251,8 @@ int RunRun(const RunOptions& o) {
   if (node_times.size() > 10) node_times.resize(10);
   if (o.profile) {
     j["profile"] = nlohmann::json::array();
-    for (const auto& t : by_time) j["profile"].push_back({{"op_type", t.op_type}, {"count", t.count}, {"ms", t.ms}});
+    for (const auto& t : by_time)
+      j["profile"].push_back({{"op_type", t.op_type}, {"count", t.count}, {"ms", t.ms}});
     j["slowest_nodes"] = nlohmann::json::array();
     for (const auto& t : node_times) j["slowest_nodes"].push_back({{"node", t.op_type}, {"ms", t.ms}});
   }
@@ -201,25 +261,41 @@ int RunRun(const RunOptions& o) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("model {}  ({} threads)\n", model->path, o.threads);
+    if (inputs_non_finite > 0) std::cout << fmt::format("inputs: {} NaN/Inf values\n", inputs_non_finite);
+    if (o.precision.active()) {
+      const auto& p = j["precision"];
+      std::string units;
+      for (const auto& [u, n] : p["units"].items()) units += fmt::format(" {} {}", n.get<int64_t>(), u);
+      std::cout << fmt::format(
+          "emulated {} numerics, precision mode {}, overflow {}: nodes{}; {} casts inserted\n",
+          p["target"].get<std::string>(), p["precision_mode"].get<std::string>(),
+          p["overflow"].get<std::string>(), units, p["casts"].get<size_t>());
+      std::cout << fmt::format("rounding: {} overflowed, {} inf/nan, {} saturated, {} flushed to zero\n",
+                               rounding.overflow, rounding.inf_nan, rounding.saturated, rounding.flushed);
+    }
     for (const auto& out : j["outputs"]) {
       std::string first;
       for (const auto& v : out["first"]) first += fmt::format(" {:.6g}", v.get<double>());
-      std::cout << fmt::format("output {:<20} {}[{}]  mean {:.6g}  std {:.6g}  min {:.6g}  max {:.6g}  first:{}\n",
-                               out["name"].get<std::string>(), out["dtype"].get<std::string>(),
-                               ir::ShapeToString(out["shape"].get<ir::Shape>()), out["mean"].get<double>(),
-                               out["std"].get<double>(), out["min"].get<double>(), out["max"].get<double>(), first);
-      if (out["non_finite"].get<int64_t>() > 0) std::cout << fmt::format("  {} NaN/Inf values\n", out["non_finite"].get<int64_t>());
+      std::cout << fmt::format(
+          "output {:<20} {}[{}]  mean {:.6g}  std {:.6g}  min {:.6g}  max {:.6g}  first:{}\n",
+          out["name"].get<std::string>(), out["dtype"].get<std::string>(),
+          ir::ShapeToString(out["shape"].get<ir::Shape>()), out["mean"].get<double>(),
+          out["std"].get<double>(), out["min"].get<double>(), out["max"].get<double>(), first);
+      if (out["non_finite"].get<int64_t>() > 0)
+        std::cout << fmt::format("  {} NaN/Inf values\n", out["non_finite"].get<int64_t>());
       if (out.contains("mismatch")) std::cout << "  MISMATCH: " << out["mismatch"].get<std::string>() << "\n";
     }
     std::cout << fmt::format("elapsed {:.3f} ms{}\n", elapsed_ms,
                              o.repeat > 1 ? fmt::format(" (median of runs 2..{})", o.repeat) : "");
     if (o.profile) {
       std::cout << "profile of the last run (time between node completions):\n";
-      for (const auto& t : by_time) std::cout << fmt::format("  {:<24} {:>5} nodes {:>10.3f} ms\n", t.op_type, t.count, t.ms);
+      for (const auto& t : by_time)
+        std::cout << fmt::format("  {:<24} {:>5} nodes {:>10.3f} ms\n", t.op_type, t.count, t.ms);
       std::cout << "slowest nodes:\n";
       for (const auto& t : node_times) std::cout << fmt::format("  {:<50} {:>10.3f} ms\n", t.op_type, t.ms);
     }
-    if (!expected.empty()) std::cout << (match ? "match: all outputs within rtol 1e-3, atol 1e-7\n" : "match: NO\n");
+    if (!expected.empty())
+      std::cout << (match ? "match: all outputs within rtol 1e-3, atol 1e-7\n" : "match: NO\n");
   }
   return match ? kExitOk : kExitCheckFailed;
 }
@@ -230,8 +306,10 @@ Command AddRunCommand(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "run a model with the FP32 reference executor");
   AddModelOptions(*cmd, options->model);
-  cmd->add_option("--inputs", options->inputs, "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
-  cmd->add_option("--expect", options->expect_dir, "folder of output_K.pb to compare with (exit 1 on mismatch)");
+  cmd->add_option("--inputs", options->inputs,
+                  "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
+  cmd->add_option("--expect", options->expect_dir,
+                  "folder of output_K.pb to compare with (exit 1 on mismatch)");
   cmd->add_option("--save-outputs", options->save_dir, "write each output as DIR/<name>.npy");
   cmd->add_option("--seed", options->seed, "seed of the random inputs");
   cmd->add_option("--repeat", options->repeat, "run K times; elapsed_ms is the median of runs 2..K")
@@ -241,6 +319,7 @@ Command AddRunCommand(CLI::App& app) {
   cmd->add_flag("--no-fusion", options->no_fusion,
                 "run every node as written (no constant folding, Conv fusion or blocked layouts)");
   cmd->add_flag("--json", options->json, "print one JSON object");
+  AddPrecisionRunFlags(*cmd, options->precision);
   return {cmd, [options] { return RunRun(*options); }};
 }
 

@@ -1,5 +1,7 @@
 #include "npugap/exec/op_table.h"
 
+#include "npugap/exec/emulation_op.h"
+
 #include <string>
 
 namespace npugap::exec {
@@ -55,8 +57,8 @@ const OpTable& OpTable::Default() {
   static const OpTable table = [] {
     OpTable t;
     for (auto family : {ElementwiseOps(), ActivationOps(), TensorOps(), IndexingOps(), ReductionOps(),
-                        NormalizationOps(), NnOps(), QuantOps(), ControlFlowOps(), RecurrentOps(), LinalgOps(), SignalOps(), DetectionOps(),
-                        TextOps(), TrainingOps()}) {
+                        NormalizationOps(), NnOps(), QuantOps(), ControlFlowOps(), RecurrentOps(),
+                        LinalgOps(), SignalOps(), DetectionOps(), TextOps(), TrainingOps(), EmulationOps()}) {
       t.rows_.insert(t.rows_.end(), family.begin(), family.end());
     }
     return t;

@@ -19,6 +19,8 @@
 #include "dnnl_util.h"
 #include "nn_internal.h"
 #include "npugap/exec/dispatch.h"
+#include "npugap/exec/emulation_op.h"
+#include "npugap/numerics/format.h"
 
 namespace npugap::exec::nn {
 namespace {
@@ -326,8 +328,20 @@ Status LpPool(KernelContext& ctx) {
   return RunPool(ctx, pp, /*use_dilations=*/false, Rounding::kFloor);
 }
 
-// Sums in double: a large plane summed in float loses digits.
+// Sums in double: a large plane summed in float loses digits. Under the precision emulator the
+// node may carry kAccumulateFormatAttr: then the sum is kept in that format (emulation_op.h).
 Status GlobalAveragePool(KernelContext& ctx) {
+  if (const ir::Attribute* a = ctx.node.FindAttribute(kAccumulateFormatAttr);
+      a && ctx.input(0).dtype() == DType::kFloat32) {
+    const auto format = static_cast<numerics::Format>(a->i & 0xff);
+    numerics::RoundingOptions opt;
+    opt.overflow = static_cast<numerics::Overflow>(a->i >> 8);
+    return RunGlobalPool(ctx, [format, opt]<typename T>(const T* p, int64_t n) {
+      float s = 0;
+      for (int64_t i = 0; i < n; ++i) s = numerics::RoundScalar(format, s + static_cast<float>(p[i]), opt);
+      return n > 0 ? static_cast<double>(s) / static_cast<double>(n) : 0.0;
+    });
+  }
   return RunGlobalPool(ctx, []<typename T>(const T* p, int64_t n) {
     double s = 0;
     for (int64_t i = 0; i < n; ++i) s += static_cast<double>(p[i]);

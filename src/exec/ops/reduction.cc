@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "npugap/exec/dispatch.h"
+#include "npugap/exec/emulation_op.h"
 #include "npugap/exec/op_table.h"
 #include "npugap/exec/parallel.h"
+#include "npugap/numerics/format.h"
 #include "reduction_internal.h"
 
 namespace npugap::exec {
@@ -460,6 +462,36 @@ Status RunReduce(const Tensor& x, const ReducePlan& plan, Tensor& result) {
   return Status::Ok();
 }
 
+// Sum / mean with the partial sum kept in a narrower format (the precision emulator's
+// kAccumulateFormatAttr, emulation_op.h): sequential, rounding after every add. Slow and simple:
+// it runs only on nodes the emulator marks.
+Status ReduceInFormat(const Tensor& x, const ReducePlan& plan, bool mean, const ir::Attribute& attr,
+                      Tensor& result) {
+  const auto format = static_cast<numerics::Format>(attr.i & 0xff);
+  numerics::RoundingOptions opt;
+  opt.overflow = static_cast<numerics::Overflow>(attr.i >> 8);
+  NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(DType::kFloat32, plan.out_shape));
+  const float* in = x.data<float>();
+  Tensor gathered;
+  if (plan.permute) {
+    NPUGAP_ASSIGN_OR_RETURN(gathered, Tensor::Create(DType::kFloat32, {x.numel()}));
+    PermuteCopy(in, plan.group_shape, plan.perm, gathered.data<float>());
+    in = gathered.data<float>();
+  }
+  const int64_t inner = plan.permute ? 1 : plan.inner;
+  float* out = y.data<float>();
+  for (int64_t o = 0; o < plan.outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      float s = 0;
+      for (int64_t r = 0; r < plan.reduce; ++r)
+        s = numerics::RoundScalar(format, s + in[(o * plan.reduce + r) * inner + i], opt);
+      out[o * inner + i] = mean ? (plan.reduce > 0 ? s / static_cast<float>(plan.reduce) : NAN) : s;
+    }
+  }
+  result = std::move(y);
+  return Status::Ok();
+}
+
 // One kernel per reducer. ReduceSum takes its axes from input 1 from opset 13 on; every
 // other Reduce* keeps the attribute up to opset 17.
 template <template <typename> class Reducer, bool kAxesInputFrom13>
@@ -467,6 +499,14 @@ Status ReduceKernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (IsHalfType(x.dtype())) return RunInFloat32(ctx, &ReduceKernel<Reducer, kAxesInputFrom13>);
   NPUGAP_ASSIGN_OR_RETURN(ReducePlan plan, MakeReducePlan(ctx, x, kAxesInputFrom13 && ctx.opset >= 13));
+  constexpr bool kSum = std::is_same_v<Reducer<float>, SumReducer<float>>;
+  constexpr bool kMean = std::is_same_v<Reducer<float>, MeanReducer<float>>;
+  if constexpr (kSum || kMean) {
+    if (const ir::Attribute* a = ctx.node.FindAttribute(kAccumulateFormatAttr);
+        a && x.dtype() == DType::kFloat32) {
+      return ReduceInFormat(x, plan, kMean, *a, ctx.outputs[0]);
+    }
+  }
   Status status = Status::Ok();
   const bool covered = DispatchNumeric(
       x.dtype(), [&]<typename T>() { status = RunReduce<Reducer<T>, T>(x, plan, ctx.outputs[0]); });

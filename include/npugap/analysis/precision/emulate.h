@@ -23,7 +23,8 @@ using EmulationObserver = std::function<void(const ir::Node& node, const std::ve
 class EmulatedRunner {
  public:
   // options.fuse is honoured: unfused, every original node is observed (the precision analysis);
-  // fused, fused kernels round where the NPU's fused kernel would (npugap run).
+  // fused, fused kernels round where the NPU's fused kernel would (npugap run). uniform_* plans
+  // always run unfused: their rounding after every op as written is the point of the mode.
   static Expected<EmulatedRunner> Create(const ir::Model& model, PrecisionPlan plan,
                                          exec::ExecutorOptions options = {});
   // Graph inputs are rounded to the format the plan gives them before the first node.

@@ -1,0 +1,249 @@
+// EmulatedRunner: the FP32 executor runs a copy of the model in which npugap.RoundToFormat nodes
+// (exec/ops/emulation.cc) stand where the plan says a value is read or stored in a narrower format:
+//  - before a node, on each float activation whose stored format is not the node's input format
+//    (graph inputs included), shared by every consumer that reads the same format;
+//  - weights (initializers) are rounded once here, at Create, into new initializers;
+//  - after a node, on each float output whose format is not fp32: the node then writes a raw
+//    value and the rounding node writes the original value, so consumers and graph outputs read
+//    the rounded tensor without being rewired.
+// With options.fuse the model is fused first (exec/fusion.h) and the rounding goes around the
+// fused kernels: Conv + BatchNorm + ReLU rounds once, at the end, in the format of the last node
+// it absorbed, as the NPU's fused kernel stores its result once.
+#include "npugap/analysis/precision/emulate.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "npugap/exec/emulation_op.h"
+#include "npugap/exec/fusion.h"
+
+namespace npugap::analysis::precision {
+namespace {
+
+using numerics::Format;
+
+// What an executed node of the emulation graph is to the observer.
+struct NodeRole {
+  enum Kind { kOriginal, kRoundOutput, kRoundInput } kind = kOriginal;
+  int base_node = -1;  // kOriginal: index into the base graph
+  int slot = -1;       // kRoundOutput: which output of the preceding original node
+};
+
+bool IsFloatValue(const ir::Value& v) {
+  return v.type.is_tensor && (v.type.dtype == ir::DType::kFloat32 || v.type.dtype == ir::DType::kUndefined);
+}
+
+int NewValue(ir::Graph& g, const std::string& base, ir::ValueType type) {
+  std::string name = base;
+  for (int k = 1; g.FindValue(name) >= 0; ++k) name = base + "_" + std::to_string(k);
+  ir::Value v;
+  v.name = name;
+  v.type = std::move(type);
+  return g.AddValue(std::move(v));
+}
+
+uint64_t NameSeed(uint64_t seed, const std::string& name) { return seed ^ std::hash<std::string>{}(name); }
+
+}  // namespace
+
+struct EmulatedRunner::State {
+  PrecisionPlan plan;
+  ir::Model base;       // the model as the observer sees it (fused when options.fuse)
+  ir::Model emulation;  // base with rounding nodes; what the executor runs
+  std::optional<exec::Executor> executor;
+  std::unordered_map<const ir::Node*, NodeRole> roles;
+};
+
+Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, PrecisionPlan plan,
+                                                exec::ExecutorOptions options) {
+  if (plan.nodes.size() != model.graph.nodes.size()) {
+    return Status::InvalidArgument(fmt::format("precision plan has {} nodes, model '{}' has {}",
+                                               plan.nodes.size(), model.path, model.graph.nodes.size()));
+  }
+  auto state = std::make_shared<State>();
+  state->plan = std::move(plan);
+  const PrecisionPlan& p = state->plan;
+  // uniform_* defines a rounding after every op of the model as written (PyTorch's semantics),
+  // which folding BatchNorm into a Conv would change: those plans always run unfused.
+  if (p.mode.starts_with("uniform_")) options.fuse = false;
+  if (options.fuse) {
+    NPUGAP_ASSIGN_OR_RETURN(state->base, exec::FuseForExecution(model));
+  } else {
+    state->base = model;
+  }
+  std::unordered_map<std::string, int> original_index;
+  for (size_t i = 0; i < model.graph.nodes.size(); ++i)
+    original_index[model.graph.nodes[i].name] = static_cast<int>(i);
+
+  const ir::Graph& bg = state->base.graph;
+  ir::Model& em = state->emulation;
+  em = state->base;
+  em.opsets[std::string(exec::kEmulationDomain)] = 1;
+  ir::Graph& g = em.graph;
+  g.nodes.clear();
+  std::vector<Format> stored(bg.values.size(), Format::kFP32);
+  std::map<std::pair<int, Format>, int> rounded;  // (value, format) -> rounded value
+  std::vector<NodeRole> roles;
+
+  auto make_round = [&](int in, int out, Format f, const std::string& name, bool in_place = false) {
+    ir::Node r;
+    r.name = name;
+    r.op_type = "RoundToFormat";
+    r.domain = std::string(exec::kEmulationDomain);
+    auto attr = [&](const char* key, int64_t v) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = v;
+      r.attributes[key] = a;
+    };
+    attr("format", static_cast<int64_t>(f));
+    attr("rounding", static_cast<int64_t>(p.rounding.rounding));
+    attr("overflow", static_cast<int64_t>(p.rounding.overflow));
+    attr("subnormals", static_cast<int64_t>(p.rounding.subnormals));
+    attr("seed", static_cast<int64_t>(NameSeed(p.rounding.seed, name)));
+    if (in_place) attr("in_place", 1);
+    ir::ValueType stats_type;
+    stats_type.dtype = ir::DType::kInt64;
+    stats_type.dims = std::vector<ir::Dim>{ir::Dim::Static(4)};
+    r.inputs = {in};
+    r.outputs = {out, NewValue(g, name + "#stats", stats_type)};
+    return r;
+  };
+
+  for (size_t bi = 0; bi < bg.nodes.size(); ++bi) {
+    ir::Node n = bg.nodes[bi];
+    const auto it = original_index.find(n.name);
+    if (it == original_index.end())
+      return Status::Internal(fmt::format("emulation: node '{}' not in the plan", n.name));
+    const NodeNumerics& nn = p.nodes[static_cast<size_t>(it->second)];
+    if (nn.unit != Unit::kNone && nn.input != Format::kFP32) {
+      for (int& v : n.inputs) {
+        if (v == ir::kNoValue || !IsFloatValue(bg.values[static_cast<size_t>(v)])) continue;
+        if (stored[static_cast<size_t>(v)] == nn.input) continue;
+        const auto key = std::make_pair(v, nn.input);
+        if (auto r = rounded.find(key); r != rounded.end()) {
+          v = r->second;
+          continue;
+        }
+        const ir::Value& val = bg.values[static_cast<size_t>(v)];
+        const std::string name = fmt::format("{}@{}", val.name, numerics::Info(nn.input).name);
+        if (const ir::Tensor* w = bg.Initializer(v); w != nullptr && w->dtype() == ir::DType::kFloat32) {
+          // Weights: rounded once, now.
+          ir::Tensor copy = ir::Tensor::Empty(ir::DType::kFloat32, w->shape());
+          std::copy(w->data<float>(), w->data<float>() + w->numel(), copy.data<float>());
+          numerics::RoundArray(nn.input, copy.span<float>(), p.rounding);
+          const int id = NewValue(g, name, val.type);
+          g.values[static_cast<size_t>(id)].is_initializer = true;
+          g.initializers[id] = std::move(copy);
+          rounded[key] = v = id;
+          continue;
+        }
+        if (bg.Initializer(v) != nullptr) continue;  // non-float32 constant
+        const int id = NewValue(g, name, val.type);
+        g.nodes.push_back(make_round(v, id, nn.input, name));
+        roles.push_back({NodeRole::kRoundInput, -1, -1});
+        rounded[key] = v = id;
+      }
+    }
+    // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
+    if (nn.unit == Unit::kVector && nn.compute != Format::kFP32 && nn.compute != Format::kHF32) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
+      n.attributes[exec::kAccumulateFormatAttr] = a;
+    }
+    // Outputs: the node writes a raw value, the rounding node the original one.
+    std::vector<ir::Node> after;
+    std::vector<NodeRole> after_roles;
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      const int v = n.outputs[o];
+      if (v == ir::kNoValue || !IsFloatValue(bg.values[static_cast<size_t>(v)])) continue;
+      // The format the value is stored in: that of the original node that produced it (for a
+      // fused kernel, the last node it absorbed).
+      const int producer = v < static_cast<int>(model.graph.values.size())
+                               ? model.graph.values[static_cast<size_t>(v)].producer
+                               : -1;
+      const NodeNumerics& pn = producer >= 0 ? p.nodes[static_cast<size_t>(producer)] : nn;
+      if (pn.unit == Unit::kNone) {
+        // Pass-through ops keep the format of their input.
+        for (int in : bg.nodes[bi].inputs) {
+          if (in != ir::kNoValue && IsFloatValue(bg.values[static_cast<size_t>(in)])) {
+            stored[static_cast<size_t>(v)] = stored[static_cast<size_t>(in)];
+            break;
+          }
+        }
+        continue;
+      }
+      stored[static_cast<size_t>(v)] = pn.output;
+      if (pn.output == Format::kFP32) continue;
+      const std::string& vname = bg.values[static_cast<size_t>(v)].name;
+      const int raw = NewValue(g, vname + "#raw", bg.values[static_cast<size_t>(v)].type);
+      n.outputs[o] = raw;
+      // Cube kernels always write a fresh buffer, and the raw value has this one reader: round it
+      // in place. Other kernels may return a view of an input (Identity-like), so they get a copy.
+      after.push_back(make_round(raw, v, pn.output, vname + "@round", nn.unit == Unit::kCube));
+      after_roles.push_back({NodeRole::kRoundOutput, -1, static_cast<int>(o)});
+    }
+    g.nodes.push_back(std::move(n));
+    roles.push_back({NodeRole::kOriginal, static_cast<int>(bi), -1});
+    for (size_t k = 0; k < after.size(); ++k) {
+      g.nodes.push_back(std::move(after[k]));
+      roles.push_back(after_roles[k]);
+    }
+  }
+  g.RebuildLinks();
+  for (size_t i = 0; i < g.nodes.size(); ++i) state->roles[&g.nodes[i]] = roles[i];
+  options.fuse = false;  // already fused above when asked
+  NPUGAP_ASSIGN_OR_RETURN(exec::Executor executor, exec::Executor::Create(em, options));
+  state->executor.emplace(std::move(executor));
+  return EmulatedRunner(std::move(state));
+}
+
+const PrecisionPlan& EmulatedRunner::plan() const { return state_->plan; }
+
+Expected<std::vector<ir::Tensor>> EmulatedRunner::Run(const std::vector<ir::Tensor>& inputs,
+                                                      const EmulationObserver& observer) const {
+  if (!observer) return state_->executor->Run(inputs);
+  const State& s = *state_;
+  // The original node that ran last, its outputs as the rounding nodes replace them, and the stats.
+  int pending = -1;
+  std::vector<ir::Tensor> outputs;
+  std::vector<numerics::RoundStats> stats;
+  std::vector<bool> was_rounded;
+  auto flush = [&] {
+    if (pending < 0) return;
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      // Unrounded (fp32) outputs: only their non-finite values are counted.
+      if (!was_rounded[o] && outputs[o].defined() && outputs[o].dtype() == ir::DType::kFloat32) {
+        int64_t bad = 0;
+        for (float v : outputs[o].span<const float>()) bad += std::isfinite(v) ? 0 : 1;
+        stats[o].inf_nan = bad;
+      }
+    }
+    observer(s.base.graph.nodes[static_cast<size_t>(pending)], outputs, stats);
+    pending = -1;
+  };
+  auto result = s.executor->Run(inputs, [&](const ir::Node& node, const std::vector<ir::Tensor>& outs) {
+    const NodeRole& role = s.roles.at(&node);
+    if (role.kind == NodeRole::kOriginal) {
+      flush();
+      pending = role.base_node;
+      outputs = outs;
+      stats.assign(outs.size(), {});
+      was_rounded.assign(outs.size(), false);
+    } else if (role.kind == NodeRole::kRoundOutput && pending >= 0) {
+      outputs[static_cast<size_t>(role.slot)] = outs[0];
+      was_rounded[static_cast<size_t>(role.slot)] = true;
+      const int64_t* st = outs[1].data<int64_t>();
+      stats[static_cast<size_t>(role.slot)] = {st[0], st[1], st[2], st[3]};
+    }
+  });
+  flush();
+  return result;
+}
+
+}  // namespace npugap::analysis::precision

@@ -1,0 +1,168 @@
+#include "npugap/analysis/precision/metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "npugap/exec/compare.h"
+
+namespace npugap::analysis::precision {
+namespace {
+
+// Element i as double, with fast paths for the two dtypes the comparison sees almost always.
+struct Reader {
+  const ir::Tensor& t;
+  double operator()(int64_t i) const {
+    switch (t.dtype()) {
+      case ir::DType::kFloat32:
+        return static_cast<double>(t.data<float>()[i]);
+      case ir::DType::kFloat64:
+        return t.data<double>()[i];
+      default:
+        return exec::ElementAsDouble(t, i);
+    }
+  }
+};
+
+bool IsComparable(ir::DType d) {
+  return d == ir::DType::kFloat32 || d == ir::DType::kFloat64 || d == ir::DType::kFloat16 ||
+         d == ir::DType::kBFloat16;
+}
+
+}  // namespace
+
+Expected<Thresholds> ParseThresholds(std::string_view text) {
+  Thresholds t;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string_view item = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) {
+      if (comma == text.size()) break;
+      return Status::InvalidArgument(fmt::format("--thresholds '{}': empty item", text));
+    }
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::InvalidArgument(fmt::format("--thresholds '{}': '{}' is not KEY=VALUE", text, item));
+    }
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v)) {
+      return Status::InvalidArgument(
+          fmt::format("--thresholds: '{}' is not a number (key '{}')", value, key));
+    }
+    if (key == "cos" || key == "cosine") {
+      t.cosine = v;
+    } else if (key == "max_abs") {
+      t.max_abs = v;
+    } else if (key == "cos_floor") {
+      t.cosine_floor = v;
+    } else if (key == "max_abs_ceiling") {
+      t.max_abs_ceiling = v;
+    } else {
+      return Status::InvalidArgument(fmt::format(
+          "--thresholds: unknown key '{}' (valid: cos, max_abs, cos_floor, max_abs_ceiling)", key));
+    }
+    if (comma == text.size()) break;
+  }
+  if (t.cosine < -1 || t.cosine > 1 || t.cosine_floor < -1 || t.cosine_floor > 1) {
+    return Status::InvalidArgument(
+        fmt::format("--thresholds '{}': cosine thresholds must lie in [-1, 1]", text));
+  }
+  if (t.max_abs < 0 || t.max_abs_ceiling < 0) {
+    return Status::InvalidArgument(fmt::format("--thresholds '{}': error thresholds must be >= 0", text));
+  }
+  return t;
+}
+
+Status ErrorAccumulator::Add(const ir::Tensor& target, const ir::Tensor& reference) {
+  if (target.shape() != reference.shape()) {
+    return Status::InvalidArgument(fmt::format("shape {} of the target differs from the reference's {}",
+                                               ir::ShapeToString(target.shape()),
+                                               ir::ShapeToString(reference.shape())));
+  }
+  if (!IsComparable(target.dtype()) || !IsComparable(reference.dtype())) {
+    return Status::InvalidArgument(fmt::format("cannot compare {} with {}", ir::DTypeName(target.dtype()),
+                                               ir::DTypeName(reference.dtype())));
+  }
+  // msprobe shifts zero references (and the target at those places) by the reference dtype's eps.
+  const double eps = reference.dtype() == ir::DType::kFloat64 ? std::numeric_limits<double>::epsilon()
+                                                              : std::numeric_limits<float>::epsilon();
+  const Reader tr{target}, rf{reference};
+  for (int64_t i = 0; i < target.numel(); ++i) {
+    const double t = tr(i), r = rf(i);
+    const bool t_ok = std::isfinite(t), r_ok = std::isfinite(r);
+    if (!t_ok) ++target_non_finite_;
+    if (!t_ok || !r_ok) {
+      // Both non-finite in the same way (NaN and NaN, or the same infinity) is agreement.
+      const bool same = (std::isnan(t) && std::isnan(r)) || (!t_ok && !r_ok && t == r);
+      if (!same) ++mismatch_;
+      continue;
+    }
+    ++n_;
+    const double d = t - r, ad = std::abs(d);
+    dot_ += t * r;
+    tt_ += t * t;
+    rr_ += r * r;
+    sq_err_ += d * d;
+    max_abs_ = std::max(max_abs_, ad);
+    ref_max_ = std::max(ref_max_, std::abs(r));
+    t_sum_ += t, r_sum_ += r;
+    t_max_ = std::max(t_max_, t), t_min_ = std::min(t_min_, t);
+    r_max_ = std::max(r_max_, r), r_min_ = std::min(r_min_, r);
+    const double rel = r == 0 ? std::abs((t + eps) - eps) / eps : ad / std::abs(r);
+    max_rel_ = std::max(max_rel_, rel);
+    if (rel < 0.001) ++lt_1e3_;
+    if (rel < 0.005) ++lt_5e3_;
+  }
+  return Status::Ok();
+}
+
+void ErrorAccumulator::AddRoundStats(const numerics::RoundStats& stats) { stats_ += stats; }
+
+TensorMetrics ErrorAccumulator::Finish() const {
+  TensorMetrics m;
+  m.elements = n_;
+  m.max_abs_err = max_abs_;
+  m.max_rel_err = max_rel_;
+  m.reference_max_abs = ref_max_;
+  m.non_finite_mismatch = mismatch_;
+  m.target_non_finite = target_non_finite_;
+  m.saturated = stats_.saturated;
+  m.rounding_overflow = stats_.overflow;
+  m.flushed = stats_.flushed;
+  if (n_ > 0) {
+    const double n = static_cast<double>(n_);
+    m.rmse = std::sqrt(sq_err_ / n);
+    m.ratio_rel_lt_1e3 = static_cast<double>(lt_1e3_) / n;
+    m.ratio_rel_lt_5e3 = static_cast<double>(lt_5e3_) / n;
+    m.target = {t_max_, t_min_, t_sum_ / n, std::sqrt(tt_)};
+    m.reference = {r_max_, r_min_, r_sum_ / n, std::sqrt(rr_)};
+  }
+  // msprobe: both all zero -> 1; one side all zero -> N/A (fails).
+  if (tt_ == 0 && rr_ == 0) {
+    m.cosine = 1;
+  } else if (tt_ == 0 || rr_ == 0) {
+    m.cosine = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    m.cosine = std::clamp(dot_ / (std::sqrt(tt_) * std::sqrt(rr_)), -1.0, 1.0);
+  }
+  return m;
+}
+
+bool Passes(const TensorMetrics& m, const Thresholds& t) {
+  if (m.non_finite_mismatch > 0) return false;
+  if (!std::isfinite(m.cosine) || !std::isfinite(m.max_abs_err)) return false;
+  if (m.cosine < t.cosine && m.max_abs_err > t.max_abs) return false;
+  if (m.cosine < t.cosine_floor) return false;
+  if (m.max_abs_err > t.max_abs_ceiling) return false;
+  return true;
+}
+
+}  // namespace npugap::analysis::precision

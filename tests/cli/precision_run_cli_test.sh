@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# End-to-end tests of `npugap run` under emulated Ascend numerics: --target, --precision-mode,
+# --keep-dtype, --modify-mixlist, --overflow; every bad-input path exits 2 with one line naming
+# the file or value; NaN / Inf inputs are reported, not fatal.
+set -uo pipefail
+NPUGAP=${1:?usage: precision_run_cli_test.sh NPUGAP_BINARY}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+expect_rc() {  # expect_rc NAME RC COMMAND...
+  local name=$1 want=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+expect_error() {  # expect_error NAME TEXT COMMAND...: exit 2, one stderr line containing TEXT
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -qF -- "$text" "$TMP/err"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc): $(head -c 400 "$TMP/err")"
+  fi
+}
+
+py() { /usr/bin/python3 "$@"; }
+json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
+  py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# --- a model and inputs: y = x * 300 (x[3]), written by a tiny protobuf encoder -------------
+py - "$TMP" <<'PYEOF'
+import struct, sys
+out = sys.argv[1]
+
+def varint(n):
+    n &= (1 << 64) - 1
+    b = bytearray()
+    while True:
+        x = n & 0x7F
+        n >>= 7
+        if n:
+            b.append(x | 0x80)
+        else:
+            b.append(x)
+            return bytes(b)
+
+def key(field, wire): return varint(field << 3 | wire)
+def vint(field, n): return key(field, 0) + varint(n)
+def ld(field, payload):
+    if isinstance(payload, str): payload = payload.encode()
+    return key(field, 2) + varint(len(payload)) + payload
+
+FLOAT = 1
+def value_info(name, dims):
+    shape = b"".join(ld(1, vint(1, d)) for d in dims)
+    return ld(1, name) + ld(2, ld(1, vint(1, FLOAT) + ld(2, shape)))
+def float_tensor(name, values):
+    return vint(1, len(values)) + vint(2, FLOAT) + ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name)
+def node(op, ins, outs, name):
+    return b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op)
+
+g = ld(1, node("Mul", ["x", "k"], ["y"], "mul")) + ld(2, "g") + ld(5, float_tensor("k", [300.0]))
+g += ld(11, value_info("x", [3])) + ld(12, value_info("y", [3]))
+open(f"{out}/scale.onnx", "wb").write(vint(1, 8) + ld(7, g) + ld(8, ld(1, "") + vint(2, 13)))
+
+def npy(path, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
+    header += " " * (63 - len(header)) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
+                           struct.pack(f"<{len(values)}f", *values))
+npy(f"{out}/big.npy", [300.0, -300.0, 1.0])
+npy(f"{out}/nan.npy", [float("nan"), float("inf"), 1.0])
+PYEOF
+check "model written" test -s "$TMP/scale.onnx"
+M="$TMP/scale.onnx"
+
+# --- plain FP32 and emulated runs ---------------------------------------------------------
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --json > "$TMP/fp32.json"
+check "fp32 run has no precision section" test "$(json_get "$TMP/fp32.json" "'precision' in d")" = False
+check "fp32 max is 90000" test "$(json_get "$TMP/fp32.json" "d['outputs'][0]['max']")" = 90000.0
+
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910 --precision-mode force_fp16 --json > "$TMP/sat.json"
+check "910 saturates to 65504" test "$(json_get "$TMP/sat.json" "d['outputs'][0]['max']")" = 65504.0
+check "910 overflow mode" test "$(json_get "$TMP/sat.json" "d['precision']['overflow']")" = saturation
+check "910 counts saturated values" test "$(json_get "$TMP/sat.json" "d['precision']['rounding']['saturated']")" = 2
+check "mode reported" test "$(json_get "$TMP/sat.json" "d['precision']['precision_mode']")" = force_fp16
+
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/inf.json"
+check "910B overflows to inf" test "$(json_get "$TMP/inf.json" "d['outputs'][0]['non_finite']")" = 2
+check "910B counts inf" test "$(json_get "$TMP/inf.json" "d['precision']['rounding']['inf_nan']")" = 2
+
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode fp16 --overflow saturation \
+  --no-fusion --json > "$TMP/over.json"
+check "--overflow saturation on 910B" test "$(json_get "$TMP/over.json" "d['outputs'][0]['max']")" = 65504.0
+
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 > "$TMP/text.out"
+check "text names the framework default mode" grep -q "precision mode must_keep_origin_dtype" "$TMP/text.out"
+check "text has rounding counts" grep -q "^rounding: " "$TMP/text.out"
+
+# --keep-dtype: the Mul stays fp32 (90000 exact); a line naming nothing is a warning with its line.
+printf 'mul\nnot_a_node\n' > "$TMP/keep.cfg"
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --keep-dtype "$TMP/keep.cfg" \
+  --json > "$TMP/keep.json" 2> "$TMP/keep.err"
+check "keep_dtype keeps fp32" test "$(json_get "$TMP/keep.json" "d['outputs'][0]['max']")" = 90000.0
+check "keep_dtype warning names the line" grep -q "keep.cfg:2: 'not_a_node'" "$TMP/keep.err"
+
+# --modify-mixlist: Mul to the black list keeps it fp32 in a mixed mode.
+printf '{"black-list": {"to-add": ["Mul"]}}\n' > "$TMP/mix.json"
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode mixed_float16 \
+  --modify-mixlist "$TMP/mix.json" --json > "$TMP/mix.out"
+check "mixlist black keeps fp32" test "$(json_get "$TMP/mix.out" "d['outputs'][0]['max']")" = 90000.0
+
+# NaN / Inf inputs: reported, exit 0.
+expect_rc "nan inputs run" 0 "$NPUGAP" run "$M" --inputs "$TMP/nan.npy" --target ascend910 --precision-mode force_fp16
+check "nan inputs reported in text" grep -q "inputs: 2 NaN/Inf values" "$TMP/out"
+"$NPUGAP" run "$M" --inputs "$TMP/nan.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/nan.json"
+check "nan inputs reported in json" test "$(json_get "$TMP/nan.json" "d['inputs_non_finite']")" = 2
+
+# --- bad input: one line, exit 2 ---------------------------------------------------------
+expect_error "unknown mode lists the valid ones" "valid: force_fp32" \
+  "$NPUGAP" run "$M" --target ascend910b2 --precision-mode fp17
+check "unknown mode names it" grep -q "'fp17'" "$TMP/err"
+check "unknown mode lists uniform" grep -q "uniform_bf16" "$TMP/err"
+expect_error "unknown target" "nosuchchip" "$NPUGAP" run "$M" --target nosuchchip --precision-mode force_fp16
+check "unknown target lists the valid ones" grep -q "ascend910b2" "$TMP/err"
+expect_error "bad overflow" "expected ieee or saturation" "$NPUGAP" run "$M" --overflow sometimes
+expect_error "bf16 mode on the 910" "does not have" "$NPUGAP" run "$M" --target ascend910 --precision-mode mixed_bfloat16
+expect_error "missing keep_dtype file" "nope.cfg" "$NPUGAP" run "$M" --keep-dtype "$TMP/nope.cfg"
+printf '{\n  "black-list": {"to-add": ["Mul",]}\n}\n' > "$TMP/bad.json"
+expect_error "mixlist parse error has line and column" "bad.json:2:" \
+  "$NPUGAP" run "$M" --precision-mode mixed_float16 --modify-mixlist "$TMP/bad.json"
+printf '{"grey-list": {}}\n' > "$TMP/badkey.json"
+expect_error "mixlist unknown key" "grey-list" "$NPUGAP" run "$M" --precision-mode mixed_float16 --modify-mixlist "$TMP/badkey.json"
+
+echo "precision_run_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
