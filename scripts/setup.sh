@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config ccache
+  g++ cmake ninja-build pkg-config ccache chromium
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libdnnl-dev ocl-icd-opencl-dev zlib1g-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev

@@ -132,6 +132,11 @@ Expected<Cluster> ParseClusterJson(const json& j, const std::string& origin) {
   c.hccl.exec_timeout_granularity_s = h.value("exec_timeout_granularity_s", 0);
   NPUGAP_ASSIGN_OR_RETURN(c.hccl.rdma_timeout, ParseSourced(h, "rdma_timeout", "hccl"));
   NPUGAP_ASSIGN_OR_RETURN(c.hccl.rdma_retry_cnt, ParseSourced(h, "rdma_retry_cnt", "hccl"));
+  if (h.contains("dispatch_us")) {
+    NPUGAP_ASSIGN_OR_RETURN(c.hccl.dispatch_us, ParseSourced(h, "dispatch_us", "hccl"));
+  } else {
+    c.hccl.dispatch_us = {0, "not given in the cluster file", Confidence::kAssumed};
+  }
   return c;
 }
 

@@ -2,7 +2,14 @@
 // capacities max-min fairly (progressive filling), re-solved only when a flow arrives or
 // completes. A rank starts its next step when all its transfers of the current step are done and
 // the bytes it received are reduced at γ; a transfer starts when both its ranks are ready.
+//
+// Speed (docs/benchmarks.md): a max-min allocation splits over the connected components of the
+// graph "flows joined by the links they share", so an arrival or completion only re-solves the
+// component it touches. Links stay indexed by flow across events (no per-solve rebuild), rates
+// and remaining bytes are brought up to date lazily, and completions sit in a heap with
+// generation numbers instead of a scan over every active flow.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <queue>
 
@@ -11,11 +18,26 @@
 namespace npugap::comm {
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 struct Event {
   double t;
   int32_t kind;  // 0: rank ready for its next step, 1: flow becomes active (after its latency)
   int32_t id;
   bool operator>(const Event& o) const { return t > o.t; }
+};
+
+struct Share {
+  double share;
+  int32_t link;
+  bool operator>(const Share& o) const { return share > o.share; }
+};
+
+struct Completion {
+  double t;
+  int32_t flow;
+  uint32_t gen;  // stale when the flow was re-rated since
+  bool operator>(const Completion& o) const { return t > o.t; }
 };
 
 class FlowSim {
@@ -25,10 +47,13 @@ class FlowSim {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     paths_.resize(nt);
-    remaining_.resize(nt);
+    slot_.resize(nt);
+    rem_.resize(nt);
     rate_.assign(nt, 0);
-    finish_.resize(nt);
+    t_upd_.assign(nt, 0);
+    gen_.assign(nt, 0);
     ready_count_.assign(nt, 0);
+    mark_.assign(nt, 0);
     // Per rank, its transfers in step order (CSR).
     offset_.assign(nr + 1, 0);
     for (const Transfer& t : s.transfers) {
@@ -47,10 +72,10 @@ class FlowSim {
     reduce_acc_.assign(nr, 0);
     rank_finish_.assign(nr, 0);
     const size_t nl = net.links().size();
-    link_count_.assign(nl, 0);
+    on_link_.resize(nl);
+    link_mark_.assign(nl, 0);
     link_rem_.assign(nl, 0);
-    link_start_.assign(nl + 1, 0);
-    link_fill_.assign(nl, 0);
+    link_unfrozen_.assign(nl, 0);
   }
 
   // Events within one window after the next event are handled together at the window's end:
@@ -60,48 +85,36 @@ class FlowSim {
     for (int r = 0; r < s_.ranks; ++r)
       events_.push({start.empty() ? 0.0 : start[static_cast<size_t>(r)], 0, r});
     double now = 0;
-    double next_done = kInf;
-    std::vector<std::pair<int32_t, double>> started;
-    while (!events_.empty() || !active_.empty()) {
+    while (!events_.empty() || active_ > 0) {
+      DropStaleCompletions();
       const double tq = events_.empty() ? kInf : events_.top().t;
-      const double t = std::max(now, std::min(tq, next_done));
+      const double td = done_.empty() ? kInf : done_.top().t;
+      const double t = std::max(now, std::min(tq, td));
       const double tb = t + merge_ * t;
-      for (int32_t f : active_)
-        remaining_[static_cast<size_t>(f)] -= rate_[static_cast<size_t>(f)] * (tb - now);
       now = tb;
-      bool changed = false;
-      for (size_t i = 0; i < active_.size();) {
-        const int32_t f = active_[i];
-        if (finish_[static_cast<size_t>(f)] <= tb) {
-          active_[i] = active_.back();
-          active_.pop_back();
-          Done(f, finish_[static_cast<size_t>(f)]);
-          changed = true;
-        } else {
-          ++i;
-        }
+      window_end_ = tb;
+      seeds_.clear();
+      while (true) {
+        DropStaleCompletions();
+        if (done_.empty() || done_.top().t > tb) break;
+        const Completion c = done_.top();
+        done_.pop();
+        Finish(c.flow, c.t);
       }
-      started.clear();
       while (!events_.empty() && events_.top().t <= tb) {
         const Event e = events_.top();
         events_.pop();
         if (e.kind == 0) {
           RankReady(e.id, e.t);
         } else {
-          active_.push_back(e.id);
-          rate_[static_cast<size_t>(e.id)] = 0;
-          started.push_back({e.id, e.t});
-          changed = true;
+          Activate(e.id, e.t);
+          seeds_.push_back(e.id);
         }
       }
-      if (!changed) continue;
-      next_done = Solve(now);
-      for (auto [f, ta] : started) {
-        const size_t fi = static_cast<size_t>(f);
-        remaining_[fi] -= rate_[fi] * (now - ta);
-        finish_[fi] = now + remaining_[fi] / std::max(rate_[fi], 1e-300);
-        next_done = std::min(next_done, finish_[fi]);
-      }
+      if (seeds_.empty()) continue;
+      ++solves_;
+      Component();
+      Solve(now);
     }
     FlowSimResult result;
     result.solves = solves_;
@@ -110,27 +123,13 @@ class FlowSim {
     return result;
   }
 
-  static constexpr double kInf = std::numeric_limits<double>::infinity();
-
  private:
-  // Caps are the capacities of private links, so only a few distinct values occur: a counting
-  // sort over them is much cheaper than a comparison sort of every flow.
-  void SortCaps() {
-    distinct_.clear();
-    for (const auto& c : caps_) {
-      if (std::find(distinct_.begin(), distinct_.end(), c.first) == distinct_.end())
-        distinct_.push_back(c.first);
-      if (distinct_.size() > 16) {
-        std::sort(caps_.begin(), caps_.end());
-        return;
-      }
-    }
-    std::sort(distinct_.begin(), distinct_.end());
-    sorted_caps_.clear();
-    for (double v : distinct_)
-      for (const auto& c : caps_)
-        if (c.first == v) sorted_caps_.push_back(c);
-    caps_.swap(sorted_caps_);
+  bool Stale(const Completion& c) const {
+    const size_t f = static_cast<size_t>(c.flow);
+    return c.gen != gen_[f] || rate_[f] < 0;
+  }
+  void DropStaleCompletions() {
+    while (!done_.empty() && Stale(done_.top())) done_.pop();
   }
 
   int32_t StepAt(size_t r) const {
@@ -151,15 +150,59 @@ class FlowSim {
       ++pending_[r];
       if (++ready_count_[static_cast<size_t>(id)] == 2) {
         const Path& p = paths_[static_cast<size_t>(id)] = net_.Route(tr.src, tr.dst);
-        remaining_[static_cast<size_t>(id)] = tr.bytes;
-        events_.push({t + p.latency_s, 1, id});
+        // Inside the window being handled the order of events does not matter (everything in it
+        // is solved together at its end), so skip the queue.
+        if (t + p.latency_s <= window_end_) {
+          Activate(id, t + p.latency_s);
+          seeds_.push_back(id);
+        } else {
+          events_.push({t + p.latency_s, 1, id});
+        }
       }
     }
   }
 
+  // The flow joins the per-link lists; it has moved nothing yet (rate 0 since `t`).
+  void Activate(int32_t f, double t) {
+    const size_t fi = static_cast<size_t>(f);
+    const Path& p = paths_[fi];
+    for (int32_t i = 0; i < p.count; ++i) {
+      auto& list = on_link_[static_cast<size_t>(p.links[static_cast<size_t>(i)])];
+      slot_[fi][static_cast<size_t>(i)] = static_cast<int32_t>(list.size());
+      list.push_back(f);
+    }
+    rem_[fi] = s_.transfers[fi].bytes;
+    rate_[fi] = 0;
+    t_upd_[fi] = t;
+    ++active_;
+  }
+
+  // The flow leaves its links; the flows still on them are re-solved.
+  void Finish(int32_t f, double t) {
+    const size_t fi = static_cast<size_t>(f);
+    const Path& p = paths_[fi];
+    for (int32_t i = 0; i < p.count; ++i) {
+      const int32_t l = p.links[static_cast<size_t>(i)];
+      auto& list = on_link_[static_cast<size_t>(l)];
+      const int32_t at = slot_[fi][static_cast<size_t>(i)];
+      const int32_t moved = list.back();
+      list[static_cast<size_t>(at)] = moved;
+      list.pop_back();
+      if (moved != f) {
+        const Path& q = paths_[static_cast<size_t>(moved)];
+        for (int32_t k = 0; k < q.count; ++k)
+          if (q.links[static_cast<size_t>(k)] == l)
+            slot_[static_cast<size_t>(moved)][static_cast<size_t>(k)] = at;
+      }
+      for (int32_t g : list) seeds_.push_back(g);
+    }
+    rate_[fi] = -1;  // inactive: its heap entries are stale
+    --active_;
+    Done(f, t);
+  }
+
   void Done(int32_t id, double t) {
     const Transfer& tr = s_.transfers[static_cast<size_t>(id)];
-    rate_[static_cast<size_t>(id)] = 0;
     reduce_acc_[static_cast<size_t>(tr.dst)] += tr.reduce_bytes;
     for (int32_t rank : {tr.src, tr.dst}) {
       const size_t r = static_cast<size_t>(rank);
@@ -169,49 +212,89 @@ class FlowSim {
         ++pos_[r];
       const double reduce = reduce_acc_[r] / gamma_;
       reduce_acc_[r] = 0;
-      events_.push({t + reduce, 0, rank});
+      if (t + reduce <= window_end_)
+        RankReady(rank, t + reduce);
+      else
+        events_.push({t + reduce, 0, rank});
     }
   }
 
-  // Progressive filling: repeatedly the smallest of (a shared link's fair share, a flow's own cap)
-  // fixes rates. Links carrying one flow only cap that flow, so they stay out of the heap. Shares
-  // only grow as flows freeze, so a stale heap entry is re-pushed when popped.
-  double Solve(double now) {
-    ++solves_;
-    used_.clear();
-    for (int32_t f : active_) {
-      const Path& p = paths_[static_cast<size_t>(f)];
+  // The flows reachable from the seeds through links that carry two or more flows, and those
+  // links. Links carrying one flow only cap it.
+  void Component() {
+    ++stamp_;
+    comp_.clear();
+    comp_links_.clear();
+    for (int32_t f : seeds_) {
+      const size_t fi = static_cast<size_t>(f);
+      if (rate_[fi] < 0 || mark_[fi] == stamp_) continue;
+      mark_[fi] = stamp_;
+      comp_.push_back(f);
+    }
+    for (size_t k = 0; k < comp_.size(); ++k) {
+      const Path& p = paths_[static_cast<size_t>(comp_[k])];
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (link_count_[l]++ == 0) used_.push_back(static_cast<int32_t>(l));
+        if (on_link_[l].size() < 2 || link_mark_[l] == stamp_) continue;
+        link_mark_[l] = stamp_;
+        comp_links_.push_back(static_cast<int32_t>(l));
+        for (int32_t g : on_link_[l]) {
+          if (mark_[static_cast<size_t>(g)] == stamp_) continue;
+          mark_[static_cast<size_t>(g)] = stamp_;
+          comp_.push_back(g);
+        }
       }
     }
+  }
+
+  // Caps are the capacities of private links, so only a few distinct values occur: a counting
+  // sort over them is much cheaper than a comparison sort of every flow.
+  void SortCaps() {
+    distinct_.clear();
+    for (const auto& c : caps_) {
+      if (std::find(distinct_.begin(), distinct_.end(), c.first) == distinct_.end())
+        distinct_.push_back(c.first);
+      if (distinct_.size() > 16) {
+        std::sort(caps_.begin(), caps_.end());
+        return;
+      }
+    }
+    std::sort(distinct_.begin(), distinct_.end());
+    sorted_caps_.clear();
+    for (double v : distinct_)
+      for (const auto& c : caps_)
+        if (c.first == v) sorted_caps_.push_back(c);
+    caps_.swap(sorted_caps_);
+  }
+
+  // Progressive filling over the component: repeatedly the smallest of (a shared link's fair
+  // share, a flow's own cap) fixes rates. Shares only grow as flows freeze, so a stale heap entry
+  // is re-pushed when popped.
+  void Solve(double now) {
     const auto& links = net_.links();
-    size_t total = 0;
     heap_.clear();
-    for (int32_t l : used_) {
+    for (int32_t l : comp_links_) {
       const size_t lu = static_cast<size_t>(l);
       link_rem_[lu] = links[lu].capacity;
-      if (link_count_[lu] < 2) continue;
-      link_start_[lu] = total;
-      link_fill_[lu] = 0;
-      total += static_cast<size_t>(link_count_[lu]);
-      heap_.push_back({link_rem_[lu] / link_count_[lu], l});
+      link_unfrozen_[lu] = static_cast<int32_t>(on_link_[lu].size());
+      heap_.push_back({link_rem_[lu] / link_unfrozen_[lu], l});
     }
-    link_flows_.resize(total);
     caps_.clear();
-    for (int32_t f : active_) {
-      const Path& p = paths_[static_cast<size_t>(f)];
+    old_rate_.clear();
+    for (int32_t f : comp_) {
+      const size_t fi = static_cast<size_t>(f);
+      old_rate_.push_back(rate_[fi]);
+      // Bring the bytes moved at the old rate up to date before the rate changes.
+      rem_[fi] -= rate_[fi] * (now - t_upd_[fi]);
+      t_upd_[fi] = rate_[fi] > 0 ? now : t_upd_[fi];  // a new flow keeps its start for the credit
+      const Path& p = paths_[fi];
       double cap = kInf;
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (link_count_[l] < 2)
-          cap = std::min(cap, links[l].capacity);
-        else
-          link_flows_[link_start_[l] + static_cast<size_t>(link_fill_[l]++)] = f;
+        if (on_link_[l].size() < 2) cap = std::min(cap, links[l].capacity);
       }
-      rate_[static_cast<size_t>(f)] = -1;  // unfrozen
       caps_.push_back({cap, f});
+      rate_[fi] = -2;  // unfrozen during the solve
     }
     SortCaps();
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -221,14 +304,15 @@ class FlowSim {
       const Path& p = paths_[static_cast<size_t>(f)];
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l2 = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+        if (link_mark_[l2] != stamp_) continue;
         link_rem_[l2] -= r;
-        --link_count_[l2];
+        --link_unfrozen_[l2];
       }
     };
     while (true) {
-      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] >= 0) ++next_cap;
+      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
-      if (heap_.empty() || cap <= heap_.front().first) {
+      if (heap_.empty() || cap <= heap_.front().share) {
         if (next_cap == caps_.size()) break;
         freeze(caps_[next_cap].second, cap);
         continue;
@@ -237,8 +321,8 @@ class FlowSim {
       const auto [share, l] = heap_.back();
       heap_.pop_back();
       const size_t lu = static_cast<size_t>(l);
-      if (link_count_[lu] == 0) continue;
-      const double current = std::max(0.0, link_rem_[lu]) / link_count_[lu];
+      if (link_unfrozen_[lu] == 0) continue;
+      const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
       if (current > share * (1 + 1e-12)) {
         heap_.push_back({current, l});
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -250,35 +334,46 @@ class FlowSim {
         freeze(caps_[next_cap].second, cap);
         continue;
       }
-      const size_t begin = link_start_[lu], end = begin + static_cast<size_t>(link_fill_[lu]);
-      for (size_t k = begin; k < end; ++k)
-        if (rate_[static_cast<size_t>(link_flows_[k])] < 0) freeze(link_flows_[k], current);
+      for (int32_t g : on_link_[lu])
+        if (rate_[static_cast<size_t>(g)] == -2) freeze(g, current);
     }
-    for (int32_t l : used_) link_count_[static_cast<size_t>(l)] = 0;
-    double next = kInf;
-    for (int32_t f : active_) {
+    for (size_t k = 0; k < comp_.size(); ++k) {
+      const int32_t f = comp_[k];
       const size_t fi = static_cast<size_t>(f);
-      finish_[fi] = remaining_[fi] <= 0 ? now : now + remaining_[fi] / std::max(rate_[fi], 1e-300);
-      next = std::min(next, finish_[fi]);
+      const double r = std::max(rate_[fi], 1e-300);
+      rate_[fi] = r;
+      rem_[fi] -= r * (now - t_upd_[fi]);  // a flow that started inside the window: its credit
+      t_upd_[fi] = now;
+      // An unchanged rate leaves the queued finish time valid: no new heap entry.
+      if (r == old_rate_[k]) continue;
+      // A flow that started inside the window may be done before its end: back-date its finish.
+      done_.push({now + rem_[fi] / r, f, ++gen_[fi]});
     }
-    return next;
   }
 
   const Network& net_;
   const Schedule& s_;
   double gamma_, merge_;
   std::vector<Path> paths_;
-  std::vector<double> remaining_, rate_, finish_;
+  std::vector<std::array<int32_t, 6>> slot_;  // per flow and path hop: its index in on_link_
+  std::vector<double> rem_, rate_, t_upd_;
+  std::vector<uint32_t> gen_;
   std::vector<uint8_t> ready_count_;
+  std::vector<uint32_t> mark_, link_mark_;
+  uint32_t stamp_ = 0;
   std::vector<size_t> offset_, pos_;
   std::vector<int32_t> rank_tx_, pending_;
   std::vector<double> reduce_acc_, rank_finish_;
-  std::vector<int32_t> active_, used_, link_count_, link_fill_, link_flows_;
-  std::vector<double> link_rem_;
-  std::vector<size_t> link_start_;
-  std::vector<std::pair<double, int32_t>> heap_, caps_, sorted_caps_;
+  std::vector<std::vector<int32_t>> on_link_;  // active flows per link
+  std::vector<int32_t> seeds_, comp_, comp_links_, link_unfrozen_;
+  std::vector<double> link_rem_, old_rate_;
+  std::vector<Share> heap_;
+  std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
   std::vector<double> distinct_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> done_;
+  int64_t active_ = 0;
+  double window_end_ = -1;  // events up to here are being handled now
   int64_t solves_ = 0;
 };
 

@@ -1,5 +1,6 @@
 // Collective and algorithm names, HCCL_ALGO parsing and default algorithm selection.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -56,7 +57,56 @@ int HcclLevel(const Cluster& c, const Layout& layout, size_t l) {
   return 1;
 }
 
-Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level) {
+// HCCL's level-1 auto-selection on Atlas A2 when HCCL_ALGO is unset, as the open cann-hccl code
+// does it (CollAlgOperator::GetDefaultAlgoLevel1V2 and SelectAlgoTypeFor*, coll_alg_operator.cc;
+// docs/clusters.md "Algorithm selection"). m servers of d NPUs:
+// 1. pipeline, for all-gather and (non-deterministic, inline-reduce) reduce-scatter from 2 MiB
+//    per rank, for all-reduce from 2 MiB per slice (bytes / (m*d)), when its task count
+//    m*(5(d-1)+8)+5 (doubled for all-reduce) fits the FFTS+ graph (65,535);
+// 2. else the cheapest of ring, NHR and H-D_R in HCCL's own α-β costs with α = 60 µs ("static
+//    delay" constant), ties going ring > NHR > H-D_R.
+// Assumed (docs/clusters.md): fp32/fp16 sum (inline and RDMA reduce supported), HCCL_DETERMINISTIC
+// unset, no RDMA Lite (its thresholds would be 32 KiB and 1 MiB), the NIC as the bandwidth.
+Algo A2InterServerDefault(const Cluster& c, const Layout& layout, Op op, double bytes) {
+  constexpr double kPipelineMinBytes = 2.0 * 1024 * 1024;  // PIPELINE_MIN_SIZE_NO_LITE
+  constexpr double kFftsCapacity = 65535;                  // HCCL_FFTS_CAPACITY
+  constexpr double kDelayUs = 60;                          // LATENCY, "static delay 60 us"
+  const double d = layout.sizes[0], m = layout.sizes[1];
+  const bool ar = op == Op::kAllReduce;
+  const double tasks = (m * (5 * (d - 1) + 8) + 5) * (ar ? 2 : 1);
+  if (d > 1 && tasks <= kFftsCapacity) {
+    if ((op == Op::kAllGather || op == Op::kReduceScatter) && bytes / layout.ranks >= kPipelineMinBytes)
+      return Algo::kPipeline;
+    if (ar && bytes / (m * d) >= kPipelineMinBytes) return Algo::kPipeline;
+  }
+  // Costs in µs of one buffer-sized loop; only the H-D_R terms depend on the size.
+  const double buff = c.hccl.buffsize_mb.value * 1024 * 1024;
+  const double per_rank = op == Op::kAllGather || op == Op::kReduceScatter ? bytes / layout.ranks : bytes;
+  const double loop = std::min(per_rank, op == Op::kAllReduce || op == Op::kBroadcast || op == Op::kReduce
+                                             ? buff
+                                             : buff / layout.ranks);
+  const double bw = c.levels[1].bandwidth_gbps.value * 1e9;  // bytes/s per NPU
+  // All-reduce, broadcast, reduce: loop / d per NPU, twice; all-gather, reduce-scatter: loop * ranks once.
+  const bool twice = ar || op == Op::kBroadcast || op == Op::kReduce;
+  const double volume = twice ? loop / d : loop * layout.ranks;
+  const double k = twice ? 2 : 1;
+  const double beta_us = volume / bw * 1e6;
+  const double log_m = std::ceil(std::log2(m));
+  const bool pow2 = IsPowerOfTwo(static_cast<int>(m));
+  const double ring = k * (m - 1) * kDelayUs + k * (m - 1) / m * beta_us;
+  if (op == Op::kBroadcast || op == Op::kReduce) {
+    const double hd = pow2 ? k * std::log2(m) * kDelayUs + k * (m - 1) / m * beta_us
+                           : (1 + 2 * std::floor(std::log2(m))) * kDelayUs + (1 + 2 * (m - 1) / m) * beta_us;
+    return hd < ring ? Algo::kHD : Algo::kRing;
+  }
+  const double nhr = k * log_m * kDelayUs + k * (m - 1) / m * beta_us;
+  const double hd = pow2 ? k * std::log2(m) * kDelayUs + k * (m - 1) / m * beta_us
+                         : k * log_m * kDelayUs + k * (2 * m - 1) / m * beta_us;
+  Algo best = nhr < ring ? Algo::kNHR : Algo::kRing;
+  return hd < std::min(nhr, ring) ? Algo::kHD : best;
+}
+
+Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const Level& level = c.levels[l];
   if (hccl_level == 0) {
     if (level.kind == LevelKind::kFullMesh) return Algo::kMesh;
@@ -64,9 +114,10 @@ Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_leve
   }
   if (c.family == "910") return IsPowerOfTwo(layout.sizes[l]) ? Algo::kHD : Algo::kRing;  // documented
   if (c.family == "nvidia") return Algo::kRing;  // NCCL's ring for large messages (tree not modelled)
-  // A2/A3 select "automatically by product, node count and size" and the selector is not fully
-  // public; NHR has ring's bandwidth term with ceil(log2 p) latency steps, so it is never worse
-  // in HCCL's own cost formulas.
+  if (c.family == "A2" && l == 1 && layout.sizes.size() == 2 && c.levels[0].kind == LevelKind::kFullMesh)
+    return A2InterServerDefault(c, layout, op, bytes);
+  // A3's selector (910_93 operators) was not read; NHR has ring's bandwidth term with
+  // ceil(log2 p) latency steps, so it is never worse in HCCL's own cost formulas.
   return Algo::kNHR;
 }
 
@@ -183,8 +234,7 @@ std::string Plan::Describe() const {
   return s;
 }
 
-Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double /*bytes*/,
-                          const HcclAlgo& user) {
+Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double bytes, const HcclAlgo& user) {
   const std::vector<Algo> requested = user.For(op);
   // A per-op entry must suit its op; a global entry falls back to the defaults for ops its
   // algorithm does not serve (pipeline for broadcast, ring for all-to-all), as HCCL does.
@@ -216,7 +266,7 @@ Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double 
       return Status::InvalidArgument(fmt::format(
           "HCCL_ALGO: pipeline needs exactly two levels (intra- and inter-server); {} ranks span {}",
           layout.ranks, layout.sizes.size()));
-    if (a == Algo::kAuto) a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl);
+    if (a == Algo::kAuto) a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl, op, bytes);
     plan.levels.push_back(a);
   }
   // All-to-all runs flat over every rank; inside one full-mesh server it is one mesh step.

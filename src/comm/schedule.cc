@@ -273,8 +273,14 @@ Expected<Schedule> BuildSchedule(const Layout& L, const CollectiveSpec& spec, co
     return Status::Unsupported(
         fmt::format("{} on {} ranks expands to more than {} transfers; use --sim analytical", OpName(spec.op),
                     L.ranks, kMaxTransfers));
-  std::stable_sort(s.transfers.begin(), s.transfers.end(),
-                   [](const Transfer& x, const Transfer& y) { return x.step < y.step; });
+  // A stable counting sort by step: steps are few and dense, and a comparison sort of 600K
+  // transfers was a fifth of a 16,384-rank flow simulation.
+  std::vector<size_t> first(static_cast<size_t>(s.steps) + 1, 0);
+  for (const Transfer& tr : s.transfers) ++first[static_cast<size_t>(tr.step) + 1];
+  for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+  std::vector<Transfer> sorted(s.transfers.size());
+  for (const Transfer& tr : s.transfers) sorted[first[static_cast<size_t>(tr.step)]++] = tr;
+  s.transfers.swap(sorted);
   return s;
 }
 

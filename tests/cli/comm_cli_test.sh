@@ -42,13 +42,21 @@ json_get() {  # json_get FILE PYTHON_EXPR(j)
 # ---- the main job -----------------------------------------------------------
 "$NPUGAP" comm --cluster atlas800t-a2 --ranks 16 --op allreduce --bytes 8M:64M:x2 > "$TMP/table" 2> "$TMP/err"
 check "table exit 0" test $? -eq 0
-check "table has 4 rows" test "$(grep -c 'level0:fullmesh;level1:NHR' "$TMP/table")" -eq 4
+# HCCL's A2 selection between two servers: ring below 2 MiB per slice (8M, 16M), pipeline from it.
+check "table: ring below 2 MiB per slice" test "$(grep -c 'level0:fullmesh;level1:ring' "$TMP/table")" -eq 2
+check "table: pipeline from 2 MiB per slice" test "$(grep -c 'level0:pipeline;level1:pipeline' "$TMP/table")" -eq 2
 check "table header" grep -q 'busbw(GB/s)' "$TMP/table"
+check "table names the dispatch cost" grep -q '^# host dispatch per collective: 1755.6 us (derived' "$TMP/table"
+
+# Host dispatch: once per collective, left out with --no-dispatch.
+"$NPUGAP" comm --cluster a2 --ranks 8 --bytes 1M --json > "$TMP/d1.json"
+"$NPUGAP" comm --cluster a2 --ranks 8 --bytes 1M --json --no-dispatch > "$TMP/d0.json"
+check "dispatch adds its cost" test "$(python3 -c "import json; a=json.load(open('$TMP/d1.json'))['rows'][0]; b=json.load(open('$TMP/d0.json'))['rows'][0]; print(round(a['time_us']-b['time_us'],3), round(a['dispatch_us'],3), b['dispatch_us'])")" = "1755.6 1755.6 0.0"
 
 "$NPUGAP" comm --cluster cloudmatrix384 --ranks 768 --op allgather --bytes 1G --sim analytical --json > "$TMP/a3.json"
 check "json exit 0" test $? -eq 0
 check "json row keys" test "$(json_get "$TMP/a3.json" "sorted(j['rows'][0].keys())")" = \
-  "['algbw_gbps', 'algo', 'busbw_gbps', 'bytes', 'rounds', 'time_us']"
+  "['algbw_gbps', 'algo', 'busbw_gbps', 'bytes', 'dispatch_us', 'rounds', 'time_us']"
 check "json bytes" test "$(json_get "$TMP/a3.json" "int(j['rows'][0]['bytes'])")" = 1073741824
 check "json busbw = algbw*(n-1)/n" test "$(json_get "$TMP/a3.json" \
   "abs(j['rows'][0]['busbw_gbps'] - j['rows'][0]['algbw_gbps']*767/768) < 1e-9")" = True

@@ -28,6 +28,28 @@ TEST(CommFlowSim, MaxMinFairSharing) {
   EXPECT_NEAR(r.rank_finish_s[5], 0, 1e-15);  // idle rank
 }
 
+TEST(CommFlowSim, CompletionsReSolveTheFlowsTheyShareLinksWith) {
+  // A 0->1 (S) and B 0->2 (2S) share port 0 up; B and C 3->2 (S) share port 2 down; D 4->5 (S) is
+  // on its own. All get B/2 except D (B). When A and C finish at 2S/B, B is alone on both links
+  // and finishes its last S at full rate; D is never re-solved and keeps its time.
+  const double B = 10e9, alpha = 2e-6, S = 1e8;
+  const Cluster c = testing::SwitchCluster(8, B / 1e9, alpha * 1e6, 1, 1);
+  const Layout l = *MakeLayout(c, 8);
+  const Network net = *Network::Build(c, l, 1, {});
+  Schedule s = OneStep(8, {{0, 1}, {0, 2}, {3, 2}, {4, 5}}, S);
+  s.transfers[1].bytes = 2 * S;
+  const FlowSimResult r = SimulateFlows(net, s, 1e18, {}, 1e-9);
+  EXPECT_NEAR(r.rank_finish_s[1], alpha + 2 * S / B, 1e-9);
+  EXPECT_NEAR(r.rank_finish_s[3], alpha + 2 * S / B, 1e-9);
+  EXPECT_NEAR(r.rank_finish_s[2], alpha + 3 * S / B, 1e-9);
+  EXPECT_NEAR(r.rank_finish_s[5], alpha + S / B, 1e-9);
+  // The default merge window applies B's new rate from the window's end (20 ms + 3e-3 of it), so B
+  // ends late by at most that window, never early.
+  const FlowSimResult merged = SimulateFlows(net, s, 1e18, {}, 3e-3);
+  EXPECT_GE(merged.time_s, r.time_s - 1e-12);
+  EXPECT_LE(merged.time_s, r.time_s + 3e-3 * (alpha + 2 * S / B) + 1e-12);
+}
+
 TEST(CommFlowSim, CraftedEcmpCollisionHalvesTheRate) {
   // Two leaves of two NICs, two spines. Flows 0->2 and 1->3 cross the spine layer; when their hash
   // picks the same spine they share one leaf uplink and each gets B/2.

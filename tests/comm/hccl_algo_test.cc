@@ -54,6 +54,38 @@ TEST(CommHcclAlgo, DefaultsFollowHcclsDocumentedSelection) {
   EXPECT_EQ(SelectPlan(a2, *MakeLayout(a2, 8), Op::kAllToAll, 1 << 20, {})->Describe(), "level0:fullmesh");
 }
 
+TEST(CommHcclAlgo, A2InterServerDefaultFollowsHcclsSizeAndCostRules) {
+  const Cluster a2 = Shipped("atlas800t-a2");
+  auto algo = [&](int ranks, Op op, double bytes) {
+    return SelectPlan(a2, *MakeLayout(a2, ranks), op, bytes, {})->Describe();
+  };
+  const double MiB = 1024.0 * 1024;
+  // All-reduce: pipeline once a slice (bytes / ranks) reaches 2 MiB.
+  EXPECT_EQ(algo(32, Op::kAllReduce, 64 * MiB), "level0:pipeline;level1:pipeline");
+  EXPECT_EQ(algo(32, Op::kAllReduce, 63 * MiB), "level0:fullmesh;level1:NHR");
+  // Below it, HCCL's α-β costs: 2 or 3 servers tie ring and NHR, and ties go to ring.
+  EXPECT_EQ(algo(16, Op::kAllReduce, 1 * MiB), "level0:fullmesh;level1:ring");
+  EXPECT_EQ(algo(24, Op::kAllReduce, 1 * MiB), "level0:fullmesh;level1:ring");
+  EXPECT_EQ(algo(40, Op::kAllReduce, 1 * MiB), "level0:fullmesh;level1:NHR");
+  // All-gather and reduce-scatter: pipeline from 2 MiB per rank.
+  EXPECT_EQ(algo(32, Op::kAllGather, 32 * 2 * MiB), "level0:pipeline;level1:pipeline");
+  EXPECT_EQ(algo(32, Op::kReduceScatter, 32 * MiB), "level0:fullmesh;level1:NHR");
+  // The pipeline's tasks must fit the FFTS+ graph: (m * 43 + 5) * 2 <= 65,535 for 8 NPUs per server,
+  // so 761 servers still pipeline and 763 do not.
+  EXPECT_EQ(algo(761 * 8, Op::kAllReduce, 761 * 8 * 2 * MiB), "level0:pipeline;level1:pipeline");
+  EXPECT_EQ(algo(763 * 8, Op::kAllReduce, 763 * 8 * 2 * MiB), "level0:fullmesh;level1:NHR");
+  // Broadcast: ring or H-D_R only; on 3 servers H-D_R's extra copy loses to ring's extra α only for
+  // large buffers.
+  EXPECT_EQ(algo(64, Op::kBroadcast, 1 * MiB), "level0:fullmesh;level1:H-D_R");
+  EXPECT_EQ(algo(24, Op::kBroadcast, 1024), "level0:fullmesh;level1:H-D_R");
+  EXPECT_EQ(algo(24, Op::kBroadcast, 100 * MiB), "level0:fullmesh;level1:ring");
+  // HCCL_ALGO switches the selection off.
+  EXPECT_EQ(
+      SelectPlan(a2, *MakeLayout(a2, 32), Op::kAllReduce, 64 * MiB, *ParseHcclAlgo("level0:NA;level1:NHR"))
+          ->Describe(),
+      "level0:fullmesh;level1:NHR");
+}
+
 TEST(CommHcclAlgo, AlgorithmsOnlyWhereHcclAllowsThem) {
   const Cluster a2 = Shipped("atlas800t-a2");
   const Layout l = *MakeLayout(a2, 64);
@@ -62,8 +94,9 @@ TEST(CommHcclAlgo, AlgorithmsOnlyWhereHcclAllowsThem) {
   EXPECT_NE(pairwise.status().message().find("pairwise applies to alltoall only"), std::string::npos);
   EXPECT_FALSE(
       SelectPlan(a2, l, Op::kBroadcast, 1, *ParseHcclAlgo("broadcast=level0:NA;level1:pipeline")).ok());
+  // Falls back to HCCL's broadcast default: H-D_R beats ring on 8 servers (a power of two).
   EXPECT_EQ(SelectPlan(a2, l, Op::kBroadcast, 1, *ParseHcclAlgo("level0:NA;level1:pipeline"))->levels[1],
-            Algo::kNHR);
+            Algo::kHD);
   EXPECT_FALSE(SelectPlan(a2, l, Op::kAllToAll, 1, *ParseHcclAlgo("alltoall=level0:NA;level1:ring")).ok());
   EXPECT_EQ(SelectPlan(a2, l, Op::kAllToAll, 1, *ParseHcclAlgo("level0:NA;level1:ring"))->levels[0],
             Algo::kPairwise);

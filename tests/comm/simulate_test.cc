@@ -20,6 +20,7 @@ double Time(const Cluster& c, int ranks, Op op, double bytes, SimKind kind, cons
   spec.bytes = bytes;
   o.kind = kind;
   o.algo = *ParseHcclAlgo(algo);
+  o.host_dispatch = false;  // the formulas are device time; dispatch has its own test
   auto r = SimulateCollective(c, ranks, spec, o);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? r->time_s : -1;
@@ -108,6 +109,27 @@ TEST(CommSimulate, AnalyticalAndFlowAgreeWithinOnePercentWhenNothingIsCongested)
       }
     }
   }
+}
+
+TEST(CommSimulate, HostDispatchIsAddedOncePerCollective) {
+  const Cluster a2 = Shipped("atlas800t-a2");
+  ASSERT_GT(a2.hccl.dispatch_us.value, 0);
+  EXPECT_EQ(a2.hccl.dispatch_us.confidence, Confidence::kDerived);
+  CollectiveSpec spec;
+  spec.bytes = 1024.0 * 1024 * 1024;  // 6 HCCL_BUFFSIZE rounds: still one dispatch
+  for (SimKind kind : {SimKind::kAnalytical, SimKind::kFlow}) {
+    SimOptions o;
+    o.kind = kind;
+    const CollectiveResult with = *SimulateCollective(a2, 16, spec, o);
+    o.host_dispatch = false;
+    const CollectiveResult without = *SimulateCollective(a2, 16, spec, o);
+    EXPECT_EQ(with.rounds, 6);
+    EXPECT_NEAR(with.time_s - without.time_s, a2.hccl.dispatch_us.value * 1e-6, 1e-12);
+    EXPECT_DOUBLE_EQ(with.dispatch_s, a2.hccl.dispatch_us.value * 1e-6);
+    EXPECT_EQ(without.dispatch_s, 0);
+  }
+  // A cluster file without the field dispatches for free and says so.
+  EXPECT_EQ(testing::FabricCluster(25, 10, 64, 1).hccl.dispatch_us.value, 0);
 }
 
 TEST(CommSimulate, BuffsizeSplitsIntoRoundsWithASyncEach) {

@@ -56,6 +56,10 @@ struct HcclDefaults {
   int exec_timeout_granularity_s = 0;  // 910: effective = floor(v/68)*68; 0 = exact
   Sourced rdma_timeout;                // HCCL_RDMA_TIMEOUT exponent t: 4.096 µs * 2^t
   Sourced rdma_retry_cnt;              // HCCL_RDMA_RETRY_CNT
+  // Host-side cost of launching one collective (HCCL_OP_EXPANSION_MODE HOST expands the algorithm
+  // into tasks on the host; NCCL: its base latency). Added once per collective as hccl_test
+  // measures it; 0 with "not given" when the cluster file has none.
+  Sourced dispatch_us;
 };
 
 struct Cluster {

@@ -36,6 +36,9 @@ struct SimOptions {
   // Flow-level: events within this fraction of the current time are handled together (measured
   // effect at 3e-3: under 0.1% on 1,024-rank all-reduce, docs/fidelity.md).
   double merge_window_rel = 3e-3;
+  // Add the cluster's host dispatch cost per collective (hccl_test-style timing). Off: device
+  // time only, the large-message plateau a bandwidth figure describes.
+  bool host_dispatch = true;
 };
 
 struct CollectiveResult {
@@ -44,6 +47,7 @@ struct CollectiveResult {
   double busbw_gbps = 0;           // nccl-tests definition
   std::string algo;                // Plan::Describe()
   int rounds = 1;                  // HCCL_BUFFSIZE rounds
+  double dispatch_s = 0;           // host dispatch included in time_s
   int64_t transfers = 0;           // per full round (flow-level)
   int64_t solves = 0;              // max-min re-solves (flow-level)
   double slowest_rank_wait_s = 0;  // longest a rank waits on a peer (stragglers, slow links)

@@ -1,0 +1,232 @@
+// BuildReport: runs compatibility, memory and (with a cluster) communication on one IR and fills
+// the report; precision and performance are marked not available until their analyses land.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "npugap/analysis/compat/static_model.h"
+#include "npugap/analysis/memory/shapes.h"
+#include "npugap/comm/data_parallel.h"
+#include "npugap/comm/simulate.h"
+#include "npugap/report/build.h"
+
+namespace npugap::report {
+namespace {
+
+namespace mem = analysis::memory;
+
+constexpr int kSteps = 4;  // compat, memory plan, largest batch, communication
+
+ModelSummary Summarize(const ir::Model& model) {
+  ModelSummary m;
+  m.path = model.path;
+  m.nodes = static_cast<int64_t>(model.graph.nodes.size());
+  m.opset = model.DefaultOpset();
+  for (const auto& [v, t] : model.graph.initializers) {
+    m.weight_bytes += static_cast<int64_t>(t.nbytes());
+    if (ir::IsFloatingPoint(t.dtype())) m.parameters += t.numel();
+  }
+  return m;
+}
+
+// The leading dim of the first input with a static one: the batch a file was exported at.
+int64_t FileBatch(const ir::Model& model) {
+  for (int id : model.graph.inputs) {
+    const auto& dims = model.graph.values[static_cast<size_t>(id)].type.dims;
+    if (dims && !dims->empty() && (*dims)[0].is_static() && (*dims)[0].value > 0) return (*dims)[0].value;
+  }
+  return 0;
+}
+
+// ATC's --precision_mode (v1) names mapped to the --precision_mode_v2 value with the same rule
+// (ascend-facts §3.1 / §3.2 [OFF]); allow_fp32_to_fp16 has no v2 twin, so the check keeps the
+// target's default for it.
+std::string PrecisionModeV2(const std::string& mode) {
+  if (mode == "force_fp16") return "fp16";
+  if (mode == "must_keep_origin_dtype") return "origin";
+  if (mode == "force_fp32") return "cube_fp16in_fp32out";
+  if (mode == "allow_mix_precision" || mode == "allow_mix_precision_fp16") return "mixed_float16";
+  if (mode == "allow_mix_precision_bf16") return "mixed_bfloat16";
+  if (mode == "allow_fp32_to_fp16") return "";
+  return mode;
+}
+
+Section RunCompat(const ir::Model& model, const target::Target& target, const AnalyzeOptions& o,
+                  std::vector<Setting>* settings) {
+  compat::CheckOptions options;
+  options.precision_mode_v2 = PrecisionModeV2(o.precision_mode);
+  auto result = compat::CheckModel(model, target, options);
+  if (!result.ok()) return NotAvailableSection("compat", "Compatibility", result.status().message());
+  const std::string atc = result->soc_version.empty()
+                              ? std::string()
+                              : compat::AtcCommandLine(model, target, model.path, result->precision_mode_v2);
+  return CompatSection(*result, atc, settings);
+}
+
+Expected<MemoryFacts> MemoryFactsOf(const ir::Model& model, const target::Target& target,
+                                    const AnalyzeOptions& o, const mem::ShapeMap& shapes, int64_t batch) {
+  const ir::Graph& g = model.graph;
+  MemoryFacts f;
+  f.batch = batch;
+  f.budget = {target.memory.device.value, target.memory.reserve.value};
+  f.optimizer = o.optimizer;
+  NPUGAP_ASSIGN_OR_RETURN(f.inference, mem::PlanInference(g, shapes, target));
+  NPUGAP_ASSIGN_OR_RETURN(f.timeline, ComputeMemoryTimeline(g, shapes, target));
+  NPUGAP_ASSIGN_OR_RETURN(mem::Optimizer optimizer, mem::ParseOptimizer(o.optimizer));
+  const mem::TrainingOptions train_options{optimizer, mem::Amp::kNone, std::max(o.ranks, 1)};
+  if (o.train) {
+    NPUGAP_ASSIGN_OR_RETURN(auto t, mem::PlanTraining(g, shapes, target, train_options));
+    f.training = t;
+  }
+  if (o.progress) o.progress("largest batch", 2, kSteps);
+  // How dims scale with the batch: the same model imported at twice the batch.
+  if (!o.load_at_batch) {
+    f.max_batch_note = "not searched";
+    return f;
+  }
+  NPUGAP_ASSIGN_OR_RETURN(ir::Model twice, o.load_at_batch(batch * 2));
+  auto shapes2 = mem::StaticShapes(twice.graph);
+  if (!shapes2.ok()) {
+    f.max_batch_note = shapes2.status().message();
+    return f;
+  }
+  auto scaling = mem::BatchScaling::Derive(shapes, batch, *shapes2, batch * 2);
+  if (!scaling.ok()) {
+    f.max_batch_note = scaling.status().message();
+    return f;
+  }
+  if (!scaling->depends_on_batch()) {
+    f.max_batch_note = "the model's batch is fixed in the file; re-export it with a symbolic batch";
+    return f;
+  }
+  // No batch needs less than its inputs, which bounds the search.
+  int64_t input_bytes_per_sample = 1;
+  for (int v : g.inputs) {
+    const auto& s = shapes[static_cast<size_t>(v)];
+    if (!s) continue;
+    auto n = static_cast<int64_t>(ir::DTypeSize(g.values[static_cast<size_t>(v)].type.dtype));
+    for (int64_t d : *s) n *= d;
+    input_bytes_per_sample += n / std::max<int64_t>(batch, 1);
+  }
+  const int64_t limit = std::max<int64_t>(1, f.budget.available() / input_bytes_per_sample);
+  auto fits = [&](int64_t b) -> Expected<bool> {
+    NPUGAP_ASSIGN_OR_RETURN(auto s, scaling->At(b));
+    if (o.train) {
+      NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanTraining(g, s, target, train_options));
+      return r.total_bytes <= f.budget.available();
+    }
+    NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanInference(g, s, target));
+    return r.total_bytes <= f.budget.available();
+  };
+  NPUGAP_ASSIGN_OR_RETURN(int64_t largest, mem::LargestFittingBatch(fits, limit));
+  f.max_batch = largest;
+  return f;
+}
+
+Section RunMemory(const ir::Model& model, const target::Target& target, const AnalyzeOptions& o,
+                  std::vector<Setting>* settings) {
+  auto shapes = mem::StaticShapes(model.graph);
+  if (!shapes.ok()) {
+    return NotAvailableSection(
+        "memory", "Memory",
+        shapes.status().message() + " (npugap memory --run-shapes takes them from a run)");
+  }
+  int64_t batch = o.batch;
+  for (size_t i = 0; batch <= 0 && i < model.graph.inputs.size(); ++i) {
+    const auto& s = (*shapes)[static_cast<size_t>(model.graph.inputs[i])];
+    if (s && !s->empty() && (*s)[0] > 0) batch = (*s)[0];
+  }
+  if (batch <= 0) batch = 1;
+  auto facts = MemoryFactsOf(model, target, o, *shapes, batch);
+  if (!facts.ok()) return NotAvailableSection("memory", "Memory", facts.status().message());
+  return MemorySection(*facts, settings);
+}
+
+Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Setting>* settings) {
+  const comm::Cluster& cluster = *o.cluster;
+  CommFacts f;
+  f.cluster = cluster.name;
+  f.ranks = o.ranks;
+  // Every float initializer is a trainable weight whose gradient is all-reduced (as `comm dp --model`).
+  for (const auto& [v, t] : model.graph.initializers) {
+    if (ir::IsFloatingPoint(t.dtype())) f.grad_bytes += static_cast<double>(t.nbytes());
+  }
+  if (!(f.grad_bytes > 0))
+    return NotAvailableSection("comm", "Communication", "the model has no float weights");
+  // Rank counts below --ranks for the curve: 2 and 4 where the cluster allows them, then the
+  // issue's 8 .. 16,384.
+  std::vector<int> counts;
+  for (int n : {2, 4}) {
+    if (n < o.ranks && comm::MakeLayout(cluster, n).ok()) counts.push_back(n);
+  }
+  for (int n : comm::DefaultDpRankCounts(cluster)) {
+    if (n < o.ranks && n > 4) counts.push_back(n);
+  }
+  counts.push_back(o.ranks);
+  comm::SimOptions sim;
+  f.buffsize_mb = cluster.hccl.buffsize_mb.value;
+  f.buffsize_source = cluster.hccl.buffsize_mb.source;
+  comm::CollectiveSpec spec;
+  spec.op = comm::Op::kAllReduce;
+  spec.bytes = f.grad_bytes;
+  for (int n : counts) {
+    auto r = comm::SimulateCollective(cluster, n, spec, sim);
+    if (!r.ok()) return NotAvailableSection("comm", "Communication", r.status().message());
+    f.rows.push_back({n, r->time_s, r->busbw_gbps, r->algo, std::nullopt});
+    if (n == o.ranks) {
+      auto t = comm::AnalyzeTimeouts(cluster, *r, sim, comm::TimeoutSettings{});
+      if (!t.ok()) return NotAvailableSection("comm", "Communication", t.status().message());
+      f.timeouts = *t;
+    }
+  }
+  return CommSection(f, settings);
+}
+
+}  // namespace
+
+Expected<Report> BuildReport(const ir::Model& model, const target::Target& target, const AnalyzeOptions& o) {
+  Report r;
+  r.tool_version = "0.1.0";
+  r.model = Summarize(model);
+  r.config.target = target.name;
+  r.config.target_description = target.description;
+  r.config.dev_target = o.dev_target != nullptr ? o.dev_target->name : "";
+  r.config.batch = o.batch > 0 ? o.batch : FileBatch(model);
+  r.config.train = o.train;
+  r.config.optimizer = o.train ? o.optimizer : "";
+  r.config.precision_mode = o.precision_mode;
+  r.config.cluster = o.cluster != nullptr ? o.cluster->name : "";
+  r.config.ranks = o.cluster != nullptr ? o.ranks : 0;
+  r.config.samples = o.samples;
+  for (const auto& w : target.warnings) r.warnings.push_back(target.name + ": " + w);
+  for (const auto& w : model.warnings) r.warnings.push_back(model.path + ": " + w);
+
+  if (o.progress) o.progress("compatibility", 0, kSteps);
+  r.compat = RunCompat(model, target, o, &r.recommendations);
+  std::string precision_flags = fmt::format("--samples {}", o.samples);
+  if (!o.precision_mode.empty())
+    precision_flags = "--precision-mode " + o.precision_mode + ", " + precision_flags;
+  if (o.inputs_given) precision_flags += ", --inputs";
+  r.precision = NotAvailableSection(
+      "precision", "Precision",
+      fmt::format("the precision analysis (issue 3: numerics plan and emulated run) has not landed; {} "
+                  "validated, applied when it lands",
+                  precision_flags));
+  if (o.progress) o.progress("memory plan", 1, kSteps);
+  r.memory = RunMemory(model, target, o, &r.recommendations);
+  r.perf = NotAvailableSection(
+      "perf", "Performance",
+      fmt::format("the performance analysis (issue 5: kernel lowering and cost model) has not landed; {}"
+                  "--max-slowdown and --trace are validated, applied when it lands",
+                  o.dev_target != nullptr ? "--dev-target " + o.dev_target->name + ", " : ""));
+  if (o.cluster != nullptr) {
+    if (o.progress) o.progress("communication", 3, kSteps);
+    r.comm = RunComm(model, o, &r.recommendations);
+  } else {
+    r.comm = NotAvailableSection("comm", "Communication", "no cluster given (--cluster NAME --ranks N)");
+  }
+  if (o.progress) o.progress("done", kSteps, kSteps);
+  return r;
+}
+
+}  // namespace npugap::report

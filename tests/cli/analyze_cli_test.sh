@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# End-to-end tests of `npugap analyze`: the summary and the JSON / HTML outputs, --fail-on exit
+# codes, every bad-input path (exit 2, one stderr line, nothing on stdout, no output file), and
+# atomic outputs (an old file survives a failed run; Ctrl-C leaves no half-written file).
+set -uo pipefail
+NPUGAP=${1:?usage: analyze_cli_test.sh NPUGAP_BINARY}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+expect_rc() {  # expect_rc NAME RC COMMAND...
+  local name=$1 want=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+# expect_error NAME TEXT COMMAND...: exit 2, one stderr line containing TEXT, no stdout, and no
+# report file written.
+expect_error() {
+  local name=$1 text=$2
+  shift 2
+  rm -f "$TMP/r.json" "$TMP/r.html"
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$? lines
+  lines=$(wc -l < "$TMP/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ] &&
+    [ ! -e "$TMP/r.json" ] && [ ! -e "$TMP/r.html" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
+
+"$NPUGAP" example simplenet -o "$TMP/net.onnx" --batch 8 > /dev/null
+"$NPUGAP" example simplenet -o "$TMP/big.onnx" --batch 2048 > /dev/null
+NET=$TMP/net.onnx
+BIG=$TMP/big.onnx
+
+# --- the summary ----------------------------------------------------------------------------
+expect_rc "analyze exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --dev-target cpu-dev
+check "summary: every section" bash -c "for s in compat precision memory perf comm; do grep -q \"^\$s \" '$TMP/out' || exit 1; done"
+check "summary: precision not available, with the reason" grep -q "^precision  N/A .*has not landed" "$TMP/out"
+check "summary: recommended configuration" grep -q "recommended configuration" "$TMP/out"
+check "summary: --soc_version from the profile" grep -q "atc flag   --soc_version=Ascend910B2" "$TMP/out"
+check "piped: no colour" bash -c "! grep -q $'\033' '$TMP/out'"
+check "piped: no progress bar, stderr empty" test ! -s "$TMP/err"
+check "summary fits one screen (< 40 lines)" test "$(wc -l < "$TMP/out")" -lt 40
+
+# --- JSON and HTML files --------------------------------------------------------------------
+expect_rc "--json --html exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/r.json" --html "$TMP/r.html"
+check "stdout names the files" grep -q "wrote      $TMP/r.html" "$TMP/out"
+for k in model target compat precision memory perf comm recommendations; do
+  check "json key $k" json_true "$TMP/r.json" "'$k' in j"
+done
+check "every section has a verdict" json_true "$TMP/r.json" \
+  "all(j[k]['verdict'] in ('ok','warning','fail','not_available') for k in ['compat','precision','memory','perf','comm'])"
+check "not-available sections carry a reason and no numbers" json_true "$TMP/r.json" \
+  "all(j[k]['verdict'] == 'not_available' and j[k]['reason'] and 'metrics' not in j[k] for k in ['precision','perf','comm'])"
+check "memory: batch 8 fits the 910B2" json_true "$TMP/r.json" \
+  "j['memory']['verdict'] == 'ok' and j['memory']['metrics']['needed_bytes']['value'] > 0"
+check "memory timeline: one point per node" json_true "$TMP/r.json" \
+  "len(j['memory']['charts'][0]['series'][0]['y']) == j['model']['nodes']"
+check "html: every section id" bash -c "for s in compat precision memory perf comm recommendations; do grep -q \"id=\\\"section-\$s\\\"\" '$TMP/r.html' || exit 1; done"
+check "html: no script" bash -c "! grep -qi '<script' '$TMP/r.html'"
+check "no temporary left" bash -c "! ls '$TMP' | grep -q tmp-npugap"
+expect_rc "--json - exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --json -
+check "--json -: stdout is the JSON" json_true "$TMP/out" "j['target']['name'] == 'ascend910b2'"
+
+# --- --fail-on --------------------------------------------------------------------------------
+expect_rc "training at batch 2048 does not fit: --fail-on memory exits 1" 1 \
+  "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --optimizer adam --fail-on memory --json "$TMP/big.json"
+check "big: memory fails; fixed-batch file, so the fix says to re-export" json_true "$TMP/big.json" \
+  "j['memory']['verdict'] == 'fail' and 'max_batch' not in j['memory']['metrics'] and 'symbolic batch' in j['memory']['fix']"
+check "big: no batch is recommended that does not fit" json_true "$TMP/big.json" \
+  "not [r for r in j['recommendations'] if r['kind'] == 'batch']"
+check "big: memory cause names the bytes" json_true "$TMP/big.json" "'needs' in j['memory']['cause']"
+expect_rc "same run without --fail-on exits 0" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train
+expect_rc "--fail-on compat,comm: those did not fail" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --fail-on compat,comm
+expect_rc "--fail-on all includes memory" 1 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --fail-on all
+expect_rc "--fail-on precision: not available is not a failure" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --fail-on precision
+check "--fail-on precision: says it is not gated" grep -q "precision: section not available, not gated" "$TMP/err"
+
+# --- communication ----------------------------------------------------------------------------
+expect_rc "--cluster --ranks exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --cluster atlas800t-a2 --ranks 16 --json "$TMP/c.json"
+check "comm: a verdict, the all-reduce at 16 ranks, the HCCL_BUFFSIZE setting" json_true "$TMP/c.json" \
+  "j['comm']['verdict'] in ('ok','fail') and j['comm']['charts'][0]['series'][0]['x'][-1] == 16 and any(r['name'] == 'HCCL_BUFFSIZE' for r in j['recommendations'])"
+
+# --- flags of sections that have not landed are accepted ----------------------------------------
+expect_rc "precision / perf flags accepted" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --precision-mode mixed_float16 \
+  --samples 4 --max-slowdown 1.5 --dev-target cpu-dev --trace "$TMP/t.json"
+check "--trace: says it was not written" grep -q "trace .* not written" "$TMP/err"
+check "--trace: no file" test ! -e "$TMP/t.json"
+
+# --- bad input ----------------------------------------------------------------------------------
+A=("$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/r.json" --html "$TMP/r.html")
+expect_error "missing model" "nope.onnx" "$NPUGAP" analyze "$TMP/nope.onnx" --target ascend910b2 --json "$TMP/r.json"
+echo "not a model" > "$TMP/junk.onnx"
+expect_error "not a model" "junk.onnx" "$NPUGAP" analyze "$TMP/junk.onnx" --target ascend910b2 --json "$TMP/r.json"
+expect_error "unknown target" "nope" "${A[@]/ascend910b2/nope}"
+expect_error "unknown dev target" "--dev-target" "${A[@]}" --dev-target nope
+expect_error "--batch 0" "--batch 0" "${A[@]}" --batch 0
+expect_error "--batch on a fixed-batch file" "fixed batch of 8" "${A[@]}" --batch 64
+expect_error "--optimizer without --train" "--optimizer adam: only with --train" "${A[@]}" --optimizer adam
+expect_error "unknown optimizer" "lion" "${A[@]}" --train --optimizer lion
+expect_error "unknown precision mode" "--precision-mode 'fp64'" "${A[@]}" --precision-mode fp64
+expect_error "--samples 0" "--samples 0" "${A[@]}" --samples 0
+expect_error "--max-slowdown 0.5" "--max-slowdown 0.5" "${A[@]}" --max-slowdown 0.5
+expect_error "--max-slowdown not a number" "max-slowdown" "${A[@]}" --max-slowdown abc
+expect_error "--fail-on unknown" "unknown section 'memroy'" "${A[@]}" --fail-on memroy
+expect_error "--fail-on trailing comma" "--fail-on 'memory,'" "${A[@]}" --fail-on memory,
+expect_error "unknown cluster" "nope" "${A[@]}" --cluster nope --ranks 8
+expect_error "--cluster without --ranks" "--ranks N is required" "${A[@]}" --cluster atlas800t-a2
+expect_error "--ranks without --cluster" "--ranks: only with --cluster" "${A[@]}" --ranks 8
+expect_error "--ranks 0" "--ranks 0" "${A[@]}" --cluster atlas800t-a2 --ranks 0
+expect_error "--ranks beyond the cluster" "--ranks 100000000" "${A[@]}" --cluster atlas800t-a2 --ranks 100000000
+expect_error "--json in a missing folder" "does not exist" "$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/no/dir/r.json"
+expect_error "--html is a folder" "is a directory" "$NPUGAP" analyze "$NET" --target ascend910b2 --html "$TMP"
+expect_error "--html -" "--html -" "$NPUGAP" analyze "$NET" --target ascend910b2 --html -
+expect_error "--json and --html the same file" "same file as --json" "$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/r.json" --html "$TMP/r.json"
+expect_error "--json over the model" "would overwrite the model" "$NPUGAP" analyze "$NET" --target ascend910b2 --json "$NET"
+expect_error "--inputs missing" "--inputs $TMP/none.npy" "${A[@]}" --inputs "$TMP/none.npy"
+/usr/bin/python3 -c "import numpy as np; np.save('$TMP/wrong.npy', np.zeros((2, 5), np.float32))"
+expect_error "--inputs of the wrong shape" "--inputs" "${A[@]}" --inputs "$TMP/wrong.npy"
+expect_error "unknown flag" "--frobnicate" "${A[@]}" --frobnicate
+
+# --- atomic outputs -------------------------------------------------------------------------------
+echo OLD > "$TMP/keep.json"
+"$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/keep.json" --precision-mode bad > /dev/null 2>&1
+check "a failed run leaves the old file as it was" test "$(cat "$TMP/keep.json")" = OLD
+for delay in 0.3 1 2; do
+  rm -f "$TMP/int.html"
+  "$NPUGAP" analyze "$NET" --target ascend910b2 --html "$TMP/int.html" > /dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -INT "$pid" 2> /dev/null
+  wait "$pid" 2> /dev/null
+  check "Ctrl-C after ${delay}s: no output or a whole one" bash -c \
+    "[ ! -e '$TMP/int.html' ] || tail -n 1 '$TMP/int.html' | grep -q '</html>'"
+  check "Ctrl-C after ${delay}s: no temporary left" bash -c "! ls '$TMP' | grep -q int.html.tmp-npugap"
+done
+
+# --- a terminal: progress bar and colour (through `script`, which gives the command a TTY) ---------
+if command -v script > /dev/null; then
+  script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty.txt" 2>&1
+  check "TTY: a progress bar" grep -q "4/4 done" "$TMP/tty.txt"
+  check "TTY: colour" grep -q $'\033\\[32m' "$TMP/tty.txt"
+  NO_COLOR=1 script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty2.txt" 2>&1
+  check "TTY with NO_COLOR: no colour" bash -c "! grep -q $'\033\\[32m' '$TMP/tty2.txt'"
+fi
+
+# --- a model with a symbolic batch: the largest batch is searched and recommended -----------------
+MODELS=${NPUGAP_MODELS:-$(dirname "${BASH_SOURCE[0]}")/../../models}
+if [ -f "$MODELS/resnet18_op13.onnx" ]; then
+  R18=$MODELS/resnet18_op13.onnx
+  expect_rc "resnet18 training at batch 4096 on the 310P3: --fail-on memory exits 1" 1 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch 4096 --train --fail-on memory --json "$TMP/r18.json"
+  check "resnet18: the fix and the recommended batch are the largest batch that fits" json_true "$TMP/r18.json" \
+    "j['memory']['verdict'] == 'fail' and 0 < j['memory']['metrics']['max_batch']['value'] < 4096 and [r['value'] for r in j['recommendations'] if r['kind'] == 'batch'] == [str(j['memory']['metrics']['max_batch']['value'])] and str(j['memory']['metrics']['max_batch']['value']) in j['memory']['fix']"
+  B=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/r18.json'))['memory']['metrics']['max_batch']['value'])")
+  expect_rc "resnet18 at the recommended batch passes the gate" 0 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$B" --train --fail-on memory
+  expect_rc "resnet18 one above it fails the gate" 1 \
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$((B + 1))" --train --fail-on memory
+else
+  echo "analyze_cli_test: $MODELS/resnet18_op13.onnx not generated; batch-search checks skipped"
+fi
+
+echo "analyze_cli_test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
