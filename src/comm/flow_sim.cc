@@ -19,6 +19,9 @@ namespace npugap::comm {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int32_t kHops = 6;  // Path::links' capacity
+static_assert(std::tuple_size_v<decltype(Path::links)> == kHops);
+constexpr int kScanPasses = 48;  // level-by-level filling passes before the heap takes over
 
 struct Event {
   double t;
@@ -47,7 +50,8 @@ class FlowSim {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     paths_.resize(nt);
-    slot_.resize(nt);
+    hop_next_.assign(nt * kHops, -1);
+    hop_prev_.assign(nt * kHops, -1);
     rem_.resize(nt);
     rate_.assign(nt, 0);
     t_upd_.assign(nt, 0);
@@ -72,7 +76,8 @@ class FlowSim {
     reduce_acc_.assign(nr, 0);
     rank_finish_.assign(nr, 0);
     const size_t nl = net.links().size();
-    on_link_.resize(nl);
+    link_head_.assign(nl, -1);
+    link_count_.assign(nl, 0);
     link_mark_.assign(nl, 0);
     link_rem_.assign(nl, 0);
     link_unfrozen_.assign(nl, 0);
@@ -167,9 +172,14 @@ class FlowSim {
     const size_t fi = static_cast<size_t>(f);
     const Path& p = paths_[fi];
     for (int32_t i = 0; i < p.count; ++i) {
-      auto& list = on_link_[static_cast<size_t>(p.links[static_cast<size_t>(i)])];
-      slot_[fi][static_cast<size_t>(i)] = static_cast<int32_t>(list.size());
-      list.push_back(f);
+      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+      const int32_t node = f * kHops + i;
+      const int32_t head = link_head_[l];
+      hop_prev_[static_cast<size_t>(node)] = -1;
+      hop_next_[static_cast<size_t>(node)] = head;
+      if (head >= 0) hop_prev_[static_cast<size_t>(head)] = node;
+      link_head_[l] = node;
+      ++link_count_[l];
     }
     rem_[fi] = s_.transfers[fi].bytes;
     rate_[fi] = 0;
@@ -182,19 +192,17 @@ class FlowSim {
     const size_t fi = static_cast<size_t>(f);
     const Path& p = paths_[fi];
     for (int32_t i = 0; i < p.count; ++i) {
-      const int32_t l = p.links[static_cast<size_t>(i)];
-      auto& list = on_link_[static_cast<size_t>(l)];
-      const int32_t at = slot_[fi][static_cast<size_t>(i)];
-      const int32_t moved = list.back();
-      list[static_cast<size_t>(at)] = moved;
-      list.pop_back();
-      if (moved != f) {
-        const Path& q = paths_[static_cast<size_t>(moved)];
-        for (int32_t k = 0; k < q.count; ++k)
-          if (q.links[static_cast<size_t>(k)] == l)
-            slot_[static_cast<size_t>(moved)][static_cast<size_t>(k)] = at;
-      }
-      for (int32_t g : list) seeds_.push_back(g);
+      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+      const size_t node = static_cast<size_t>(f * kHops + i);
+      const int32_t prev = hop_prev_[node], next = hop_next_[node];
+      if (prev >= 0)
+        hop_next_[static_cast<size_t>(prev)] = next;
+      else
+        link_head_[l] = next;
+      if (next >= 0) hop_prev_[static_cast<size_t>(next)] = prev;
+      --link_count_[l];
+      for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+        seeds_.push_back(n / kHops);
     }
     rate_[fi] = -1;  // inactive: its heap entries are stale
     --active_;
@@ -235,10 +243,11 @@ class FlowSim {
       const Path& p = paths_[static_cast<size_t>(comp_[k])];
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (on_link_[l].size() < 2 || link_mark_[l] == stamp_) continue;
+        if (link_count_[l] < 2 || link_mark_[l] == stamp_) continue;
         link_mark_[l] = stamp_;
         comp_links_.push_back(static_cast<int32_t>(l));
-        for (int32_t g : on_link_[l]) {
+        for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)]) {
+          const int32_t g = n / kHops;
           if (mark_[static_cast<size_t>(g)] == stamp_) continue;
           mark_[static_cast<size_t>(g)] = stamp_;
           comp_.push_back(g);
@@ -272,12 +281,10 @@ class FlowSim {
   // is re-pushed when popped.
   void Solve(double now) {
     const auto& links = net_.links();
-    heap_.clear();
     for (int32_t l : comp_links_) {
       const size_t lu = static_cast<size_t>(l);
       link_rem_[lu] = links[lu].capacity;
-      link_unfrozen_[lu] = static_cast<int32_t>(on_link_[lu].size());
-      heap_.push_back({link_rem_[lu] / link_unfrozen_[lu], l});
+      link_unfrozen_[lu] = link_count_[lu];
     }
     caps_.clear();
     old_rate_.clear();
@@ -291,13 +298,12 @@ class FlowSim {
       double cap = kInf;
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (on_link_[l].size() < 2) cap = std::min(cap, links[l].capacity);
+        if (link_count_[l] < 2) cap = std::min(cap, links[l].capacity);
       }
       caps_.push_back({cap, f});
       rate_[fi] = -2;  // unfrozen during the solve
     }
     SortCaps();
-    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     size_t next_cap = 0;
     auto freeze = [&](int32_t f, double r) {
       rate_[static_cast<size_t>(f)] = r;
@@ -309,6 +315,45 @@ class FlowSim {
         --link_unfrozen_[l2];
       }
     };
+    // Rates in a component take few distinct values (C, C/2, C/3 ... after ECMP collisions), so
+    // first fill level by level: find the lowest share over the live links and freeze every link
+    // at it (freezing flows at the lowest share never lowers another link's share below it). A
+    // component with many distinct levels goes on with the heap below, from the same state.
+    live_.assign(comp_links_.begin(), comp_links_.end());
+    for (int pass = 0; pass < kScanPasses; ++pass) {
+      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
+      const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
+      double level = kInf;
+      size_t w = 0;
+      for (int32_t l : live_) {
+        const size_t lu = static_cast<size_t>(l);
+        if (link_unfrozen_[lu] == 0) continue;
+        live_[w++] = l;
+        level = std::min(level, std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu]);
+      }
+      live_.resize(w);
+      if (cap <= level) {
+        if (next_cap == caps_.size()) break;
+        for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
+          if (rate_[static_cast<size_t>(caps_[next_cap].second)] == -2) freeze(caps_[next_cap].second, cap);
+        continue;
+      }
+      const double bound = level * (1 + 1e-12);
+      for (int32_t l : live_) {
+        const size_t lu = static_cast<size_t>(l);
+        if (link_unfrozen_[lu] == 0) continue;
+        const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
+        if (current > bound) continue;
+        for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+          if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
+      }
+    }
+    heap_.clear();
+    for (int32_t l : live_) {
+      const size_t lu = static_cast<size_t>(l);
+      if (link_unfrozen_[lu] > 0) heap_.push_back({std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu], l});
+    }
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     while (true) {
       while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
@@ -334,8 +379,8 @@ class FlowSim {
         freeze(caps_[next_cap].second, cap);
         continue;
       }
-      for (int32_t g : on_link_[lu])
-        if (rate_[static_cast<size_t>(g)] == -2) freeze(g, current);
+      for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+        if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
     }
     for (size_t k = 0; k < comp_.size(); ++k) {
       const int32_t f = comp_[k];
@@ -355,7 +400,6 @@ class FlowSim {
   const Schedule& s_;
   double gamma_, merge_;
   std::vector<Path> paths_;
-  std::vector<std::array<int32_t, 6>> slot_;  // per flow and path hop: its index in on_link_
   std::vector<double> rem_, rate_, t_upd_;
   std::vector<uint32_t> gen_;
   std::vector<uint8_t> ready_count_;
@@ -364,10 +408,13 @@ class FlowSim {
   std::vector<size_t> offset_, pos_;
   std::vector<int32_t> rank_tx_, pending_;
   std::vector<double> reduce_acc_, rank_finish_;
-  std::vector<std::vector<int32_t>> on_link_;  // active flows per link
+  // Active flows per link as intrusive doubly linked lists over (flow, hop) nodes, node =
+  // flow * kHops + hop: joining and leaving are O(1) and allocate nothing.
+  std::vector<int32_t> hop_next_, hop_prev_, link_head_, link_count_;
   std::vector<int32_t> seeds_, comp_, comp_links_, link_unfrozen_;
   std::vector<double> link_rem_, old_rate_;
   std::vector<Share> heap_;
+  std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
   std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
   std::vector<double> distinct_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
