@@ -320,33 +320,38 @@ class FlowSim {
     // at it (freezing flows at the lowest share never lowers another link's share below it). A
     // component with many distinct levels goes on with the heap below, from the same state.
     live_.assign(comp_links_.begin(), comp_links_.end());
-    for (int pass = 0; pass < kScanPasses; ++pass) {
+    // One pass per level: links at or under the level freeze their flows and leave the live list;
+    // the others give the next level. Links seen early in a pass may rise after later freezes, so
+    // that next level is a lower bound: a pass that freezes nothing recomputes it exactly.
+    double level = kInf;
+    for (int32_t l : live_) {
+      const size_t lu = static_cast<size_t>(l);
+      level = std::min(level, link_rem_[lu] / link_unfrozen_[lu]);
+    }
+    for (int pass = 0; pass < kScanPasses && !live_.empty(); ++pass) {
       while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
-      double level = kInf;
+      if (cap <= level) {
+        for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
+          if (rate_[static_cast<size_t>(caps_[next_cap].second)] == -2) freeze(caps_[next_cap].second, cap);
+      }
+      const double bound = std::min(level, cap) * (1 + 1e-12);
+      double next = kInf;
       size_t w = 0;
       for (int32_t l : live_) {
         const size_t lu = static_cast<size_t>(l);
         if (link_unfrozen_[lu] == 0) continue;
-        live_[w++] = l;
-        level = std::min(level, std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu]);
-      }
-      live_.resize(w);
-      if (cap <= level) {
-        if (next_cap == caps_.size()) break;
-        for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
-          if (rate_[static_cast<size_t>(caps_[next_cap].second)] == -2) freeze(caps_[next_cap].second, cap);
-        continue;
-      }
-      const double bound = level * (1 + 1e-12);
-      for (int32_t l : live_) {
-        const size_t lu = static_cast<size_t>(l);
-        if (link_unfrozen_[lu] == 0) continue;
         const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
-        if (current > bound) continue;
+        if (current > bound || current > cap) {
+          live_[w++] = l;
+          next = std::min(next, current);
+          continue;
+        }
         for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
           if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
       }
+      live_.resize(w);
+      level = next;
     }
     heap_.clear();
     for (int32_t l : live_) {
