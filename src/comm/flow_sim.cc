@@ -6,8 +6,10 @@
 // Speed (docs/benchmarks.md): a max-min allocation splits over the connected components of the
 // graph "flows joined by the links they share", so an arrival or completion only re-solves the
 // component it touches. Links stay indexed by flow across events (no per-solve rebuild), rates
-// and remaining bytes are brought up to date lazily, and completions sit in a heap with
-// generation numbers instead of a scan over every active flow.
+// and remaining bytes are brought up to date lazily, and completions sit in an indexed heap
+// (one entry per active flow, moved in place on a rate change) instead of a scan over every
+// active flow. Per-link flow lists are intrusive linked lists (no allocation per event), and
+// progressive filling goes level by level (rates take few distinct values).
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -36,17 +38,81 @@ struct Share {
   bool operator>(const Share& o) const { return share > o.share; }
 };
 
-struct Completion {
-  double t;
-  int32_t flow;
-  uint32_t gen;  // stale when the flow was re-rated since
-  bool operator>(const Completion& o) const { return t > o.t; }
+// Finish times of the active flows, one entry per flow, moved in place when a re-solve changes a
+// rate: the heap holds only live entries (no stale copies to skip), so it stays as small as the
+// number of active flows.
+class CompletionHeap {
+ public:
+  explicit CompletionHeap(size_t flows) : pos_(flows, -1) {}
+  bool empty() const { return heap_.empty(); }
+  double top_t() const { return heap_[0].t; }
+  int32_t top_flow() const { return heap_[0].flow; }
+  void Set(int32_t flow, double t) {
+    int32_t& at = pos_[static_cast<size_t>(flow)];
+    if (at < 0) {
+      at = static_cast<int32_t>(heap_.size());
+      heap_.push_back({t, flow});
+      Up(static_cast<size_t>(at));
+      return;
+    }
+    const size_t i = static_cast<size_t>(at);
+    const double old = heap_[i].t;
+    heap_[i].t = t;
+    if (t < old)
+      Up(i);
+    else
+      Down(i);
+  }
+  void Pop() {
+    pos_[static_cast<size_t>(heap_[0].flow)] = -1;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return;
+    heap_[0] = last;
+    pos_[static_cast<size_t>(last.flow)] = 0;
+    Down(0);
+  }
+
+ private:
+  struct Entry {
+    double t;
+    int32_t flow;
+  };
+  void Place(size_t i, const Entry& e) {
+    heap_[i] = e;
+    pos_[static_cast<size_t>(e.flow)] = static_cast<int32_t>(i);
+  }
+  void Up(size_t i) {
+    const Entry e = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!(e.t < heap_[parent].t)) break;
+      Place(i, heap_[parent]);
+      i = parent;
+    }
+    Place(i, e);
+  }
+  void Down(size_t i) {
+    const Entry e = heap_[i];
+    const size_t n = heap_.size();
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap_[child + 1].t < heap_[child].t) ++child;
+      if (!(heap_[child].t < e.t)) break;
+      Place(i, heap_[child]);
+      i = child;
+    }
+    Place(i, e);
+  }
+  std::vector<Entry> heap_;
+  std::vector<int32_t> pos_;  // per flow: its index in heap_, -1 when not queued
 };
 
 class FlowSim {
  public:
   FlowSim(const Network& net, const Schedule& s, double gamma, double merge)
-      : net_(net), s_(s), gamma_(gamma), merge_(merge) {
+      : net_(net), s_(s), gamma_(gamma), merge_(merge), done_(s.transfers.size()) {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     paths_.resize(nt);
@@ -55,7 +121,6 @@ class FlowSim {
     rem_.resize(nt);
     rate_.assign(nt, 0);
     t_upd_.assign(nt, 0);
-    gen_.assign(nt, 0);
     ready_count_.assign(nt, 0);
     mark_.assign(nt, 0);
     // Per rank, its transfers in step order (CSR).
@@ -91,20 +156,19 @@ class FlowSim {
       events_.push({start.empty() ? 0.0 : start[static_cast<size_t>(r)], 0, r});
     double now = 0;
     while (!events_.empty() || active_ > 0) {
-      DropStaleCompletions();
       const double tq = events_.empty() ? kInf : events_.top().t;
-      const double td = done_.empty() ? kInf : done_.top().t;
+      const double td = done_.empty() ? kInf : done_.top_t();
       const double t = std::max(now, std::min(tq, td));
       const double tb = t + merge_ * t;
       now = tb;
       window_end_ = tb;
       seeds_.clear();
       while (true) {
-        DropStaleCompletions();
-        if (done_.empty() || done_.top().t > tb) break;
-        const Completion c = done_.top();
-        done_.pop();
-        Finish(c.flow, c.t);
+        if (done_.empty() || done_.top_t() > tb) break;
+        const int32_t f = done_.top_flow();
+        const double tf = done_.top_t();
+        done_.Pop();
+        Finish(f, tf);
       }
       while (!events_.empty() && events_.top().t <= tb) {
         const Event e = events_.top();
@@ -129,14 +193,6 @@ class FlowSim {
   }
 
  private:
-  bool Stale(const Completion& c) const {
-    const size_t f = static_cast<size_t>(c.flow);
-    return c.gen != gen_[f] || rate_[f] < 0;
-  }
-  void DropStaleCompletions() {
-    while (!done_.empty() && Stale(done_.top())) done_.pop();
-  }
-
   int32_t StepAt(size_t r) const {
     return pos_[r] < offset_[r + 1] ? s_.transfers[static_cast<size_t>(rank_tx_[pos_[r]])].step : -1;
   }
@@ -204,7 +260,7 @@ class FlowSim {
       for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
         seeds_.push_back(n / kHops);
     }
-    rate_[fi] = -1;  // inactive: its heap entries are stale
+    rate_[fi] = -1;  // inactive
     --active_;
     Done(f, t);
   }
@@ -397,7 +453,7 @@ class FlowSim {
       // An unchanged rate leaves the queued finish time valid: no new heap entry.
       if (r == old_rate_[k]) continue;
       // A flow that started inside the window may be done before its end: back-date its finish.
-      done_.push({now + rem_[fi] / r, f, ++gen_[fi]});
+      done_.Set(f, now + rem_[fi] / r);
     }
   }
 
@@ -406,7 +462,6 @@ class FlowSim {
   double gamma_, merge_;
   std::vector<Path> paths_;
   std::vector<double> rem_, rate_, t_upd_;
-  std::vector<uint32_t> gen_;
   std::vector<uint8_t> ready_count_;
   std::vector<uint32_t> mark_, link_mark_;
   uint32_t stamp_ = 0;
@@ -423,7 +478,7 @@ class FlowSim {
   std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
   std::vector<double> distinct_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> done_;
+  CompletionHeap done_;
   int64_t active_ = 0;
   double window_end_ = -1;  // events up to here are being handled now
   int64_t solves_ = 0;
