@@ -6,8 +6,10 @@
 // Speed (docs/benchmarks.md): a max-min allocation splits over the connected components of the
 // graph "flows joined by the links they share", so an arrival or completion only re-solves the
 // component it touches. Links stay indexed by flow across events (no per-solve rebuild), rates
-// and remaining bytes are brought up to date lazily, and completions sit in a heap with
-// generation numbers instead of a scan over every active flow.
+// and remaining bytes are brought up to date lazily, and completions sit in an indexed heap
+// (one entry per active flow, moved in place on a rate change) instead of a scan over every
+// active flow. Per-link flow lists are intrusive linked lists (no allocation per event), and
+// progressive filling goes level by level (rates take few distinct values).
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -19,6 +21,9 @@ namespace npugap::comm {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int32_t kHops = 6;  // Path::links' capacity
+static_assert(std::tuple_size_v<decltype(Path::links)> == kHops);
+constexpr int kScanPasses = 48;  // level-by-level filling passes before the heap takes over
 
 struct Event {
   double t;
@@ -33,25 +38,89 @@ struct Share {
   bool operator>(const Share& o) const { return share > o.share; }
 };
 
-struct Completion {
-  double t;
-  int32_t flow;
-  uint32_t gen;  // stale when the flow was re-rated since
-  bool operator>(const Completion& o) const { return t > o.t; }
+// Finish times of the active flows, one entry per flow, moved in place when a re-solve changes a
+// rate: the heap holds only live entries (no stale copies to skip), so it stays as small as the
+// number of active flows.
+class CompletionHeap {
+ public:
+  explicit CompletionHeap(size_t flows) : pos_(flows, -1) {}
+  bool empty() const { return heap_.empty(); }
+  double top_t() const { return heap_[0].t; }
+  int32_t top_flow() const { return heap_[0].flow; }
+  void Set(int32_t flow, double t) {
+    int32_t& at = pos_[static_cast<size_t>(flow)];
+    if (at < 0) {
+      at = static_cast<int32_t>(heap_.size());
+      heap_.push_back({t, flow});
+      Up(static_cast<size_t>(at));
+      return;
+    }
+    const size_t i = static_cast<size_t>(at);
+    const double old = heap_[i].t;
+    heap_[i].t = t;
+    if (t < old)
+      Up(i);
+    else
+      Down(i);
+  }
+  void Pop() {
+    pos_[static_cast<size_t>(heap_[0].flow)] = -1;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return;
+    heap_[0] = last;
+    pos_[static_cast<size_t>(last.flow)] = 0;
+    Down(0);
+  }
+
+ private:
+  struct Entry {
+    double t;
+    int32_t flow;
+  };
+  void Place(size_t i, const Entry& e) {
+    heap_[i] = e;
+    pos_[static_cast<size_t>(e.flow)] = static_cast<int32_t>(i);
+  }
+  void Up(size_t i) {
+    const Entry e = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!(e.t < heap_[parent].t)) break;
+      Place(i, heap_[parent]);
+      i = parent;
+    }
+    Place(i, e);
+  }
+  void Down(size_t i) {
+    const Entry e = heap_[i];
+    const size_t n = heap_.size();
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap_[child + 1].t < heap_[child].t) ++child;
+      if (!(heap_[child].t < e.t)) break;
+      Place(i, heap_[child]);
+      i = child;
+    }
+    Place(i, e);
+  }
+  std::vector<Entry> heap_;
+  std::vector<int32_t> pos_;  // per flow: its index in heap_, -1 when not queued
 };
 
 class FlowSim {
  public:
   FlowSim(const Network& net, const Schedule& s, double gamma, double merge)
-      : net_(net), s_(s), gamma_(gamma), merge_(merge) {
+      : net_(net), s_(s), gamma_(gamma), merge_(merge), done_(s.transfers.size()) {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     paths_.resize(nt);
-    slot_.resize(nt);
+    hop_next_.assign(nt * kHops, -1);
+    hop_prev_.assign(nt * kHops, -1);
     rem_.resize(nt);
     rate_.assign(nt, 0);
     t_upd_.assign(nt, 0);
-    gen_.assign(nt, 0);
     ready_count_.assign(nt, 0);
     mark_.assign(nt, 0);
     // Per rank, its transfers in step order (CSR).
@@ -72,7 +141,8 @@ class FlowSim {
     reduce_acc_.assign(nr, 0);
     rank_finish_.assign(nr, 0);
     const size_t nl = net.links().size();
-    on_link_.resize(nl);
+    link_head_.assign(nl, -1);
+    link_count_.assign(nl, 0);
     link_mark_.assign(nl, 0);
     link_rem_.assign(nl, 0);
     link_unfrozen_.assign(nl, 0);
@@ -86,20 +156,19 @@ class FlowSim {
       events_.push({start.empty() ? 0.0 : start[static_cast<size_t>(r)], 0, r});
     double now = 0;
     while (!events_.empty() || active_ > 0) {
-      DropStaleCompletions();
       const double tq = events_.empty() ? kInf : events_.top().t;
-      const double td = done_.empty() ? kInf : done_.top().t;
+      const double td = done_.empty() ? kInf : done_.top_t();
       const double t = std::max(now, std::min(tq, td));
       const double tb = t + merge_ * t;
       now = tb;
       window_end_ = tb;
       seeds_.clear();
       while (true) {
-        DropStaleCompletions();
-        if (done_.empty() || done_.top().t > tb) break;
-        const Completion c = done_.top();
-        done_.pop();
-        Finish(c.flow, c.t);
+        if (done_.empty() || done_.top_t() > tb) break;
+        const int32_t f = done_.top_flow();
+        const double tf = done_.top_t();
+        done_.Pop();
+        Finish(f, tf);
       }
       while (!events_.empty() && events_.top().t <= tb) {
         const Event e = events_.top();
@@ -124,14 +193,6 @@ class FlowSim {
   }
 
  private:
-  bool Stale(const Completion& c) const {
-    const size_t f = static_cast<size_t>(c.flow);
-    return c.gen != gen_[f] || rate_[f] < 0;
-  }
-  void DropStaleCompletions() {
-    while (!done_.empty() && Stale(done_.top())) done_.pop();
-  }
-
   int32_t StepAt(size_t r) const {
     return pos_[r] < offset_[r + 1] ? s_.transfers[static_cast<size_t>(rank_tx_[pos_[r]])].step : -1;
   }
@@ -167,9 +228,14 @@ class FlowSim {
     const size_t fi = static_cast<size_t>(f);
     const Path& p = paths_[fi];
     for (int32_t i = 0; i < p.count; ++i) {
-      auto& list = on_link_[static_cast<size_t>(p.links[static_cast<size_t>(i)])];
-      slot_[fi][static_cast<size_t>(i)] = static_cast<int32_t>(list.size());
-      list.push_back(f);
+      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+      const int32_t node = f * kHops + i;
+      const int32_t head = link_head_[l];
+      hop_prev_[static_cast<size_t>(node)] = -1;
+      hop_next_[static_cast<size_t>(node)] = head;
+      if (head >= 0) hop_prev_[static_cast<size_t>(head)] = node;
+      link_head_[l] = node;
+      ++link_count_[l];
     }
     rem_[fi] = s_.transfers[fi].bytes;
     rate_[fi] = 0;
@@ -182,21 +248,19 @@ class FlowSim {
     const size_t fi = static_cast<size_t>(f);
     const Path& p = paths_[fi];
     for (int32_t i = 0; i < p.count; ++i) {
-      const int32_t l = p.links[static_cast<size_t>(i)];
-      auto& list = on_link_[static_cast<size_t>(l)];
-      const int32_t at = slot_[fi][static_cast<size_t>(i)];
-      const int32_t moved = list.back();
-      list[static_cast<size_t>(at)] = moved;
-      list.pop_back();
-      if (moved != f) {
-        const Path& q = paths_[static_cast<size_t>(moved)];
-        for (int32_t k = 0; k < q.count; ++k)
-          if (q.links[static_cast<size_t>(k)] == l)
-            slot_[static_cast<size_t>(moved)][static_cast<size_t>(k)] = at;
-      }
-      for (int32_t g : list) seeds_.push_back(g);
+      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+      const size_t node = static_cast<size_t>(f * kHops + i);
+      const int32_t prev = hop_prev_[node], next = hop_next_[node];
+      if (prev >= 0)
+        hop_next_[static_cast<size_t>(prev)] = next;
+      else
+        link_head_[l] = next;
+      if (next >= 0) hop_prev_[static_cast<size_t>(next)] = prev;
+      --link_count_[l];
+      for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+        seeds_.push_back(n / kHops);
     }
-    rate_[fi] = -1;  // inactive: its heap entries are stale
+    rate_[fi] = -1;  // inactive
     --active_;
     Done(f, t);
   }
@@ -235,10 +299,11 @@ class FlowSim {
       const Path& p = paths_[static_cast<size_t>(comp_[k])];
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (on_link_[l].size() < 2 || link_mark_[l] == stamp_) continue;
+        if (link_count_[l] < 2 || link_mark_[l] == stamp_) continue;
         link_mark_[l] = stamp_;
         comp_links_.push_back(static_cast<int32_t>(l));
-        for (int32_t g : on_link_[l]) {
+        for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)]) {
+          const int32_t g = n / kHops;
           if (mark_[static_cast<size_t>(g)] == stamp_) continue;
           mark_[static_cast<size_t>(g)] = stamp_;
           comp_.push_back(g);
@@ -272,12 +337,10 @@ class FlowSim {
   // is re-pushed when popped.
   void Solve(double now) {
     const auto& links = net_.links();
-    heap_.clear();
     for (int32_t l : comp_links_) {
       const size_t lu = static_cast<size_t>(l);
       link_rem_[lu] = links[lu].capacity;
-      link_unfrozen_[lu] = static_cast<int32_t>(on_link_[lu].size());
-      heap_.push_back({link_rem_[lu] / link_unfrozen_[lu], l});
+      link_unfrozen_[lu] = link_count_[lu];
     }
     caps_.clear();
     old_rate_.clear();
@@ -291,13 +354,12 @@ class FlowSim {
       double cap = kInf;
       for (int32_t i = 0; i < p.count; ++i) {
         const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (on_link_[l].size() < 2) cap = std::min(cap, links[l].capacity);
+        if (link_count_[l] < 2) cap = std::min(cap, links[l].capacity);
       }
       caps_.push_back({cap, f});
       rate_[fi] = -2;  // unfrozen during the solve
     }
     SortCaps();
-    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     size_t next_cap = 0;
     auto freeze = [&](int32_t f, double r) {
       rate_[static_cast<size_t>(f)] = r;
@@ -309,6 +371,50 @@ class FlowSim {
         --link_unfrozen_[l2];
       }
     };
+    // Rates in a component take few distinct values (C, C/2, C/3 ... after ECMP collisions), so
+    // first fill level by level: find the lowest share over the live links and freeze every link
+    // at it (freezing flows at the lowest share never lowers another link's share below it). A
+    // component with many distinct levels goes on with the heap below, from the same state.
+    live_.assign(comp_links_.begin(), comp_links_.end());
+    // One pass per level: links at or under the level freeze their flows and leave the live list;
+    // the others give the next level. Links seen early in a pass may rise after later freezes, so
+    // that next level is a lower bound: a pass that freezes nothing recomputes it exactly.
+    double level = kInf;
+    for (int32_t l : live_) {
+      const size_t lu = static_cast<size_t>(l);
+      level = std::min(level, link_rem_[lu] / link_unfrozen_[lu]);
+    }
+    for (int pass = 0; pass < kScanPasses && !live_.empty(); ++pass) {
+      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
+      const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
+      if (cap <= level) {
+        for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
+          if (rate_[static_cast<size_t>(caps_[next_cap].second)] == -2) freeze(caps_[next_cap].second, cap);
+      }
+      const double bound = std::min(level, cap) * (1 + 1e-12);
+      double next = kInf;
+      size_t w = 0;
+      for (int32_t l : live_) {
+        const size_t lu = static_cast<size_t>(l);
+        if (link_unfrozen_[lu] == 0) continue;
+        const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
+        if (current > bound || current > cap) {
+          live_[w++] = l;
+          next = std::min(next, current);
+          continue;
+        }
+        for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+          if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
+      }
+      live_.resize(w);
+      level = next;
+    }
+    heap_.clear();
+    for (int32_t l : live_) {
+      const size_t lu = static_cast<size_t>(l);
+      if (link_unfrozen_[lu] > 0) heap_.push_back({std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu], l});
+    }
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     while (true) {
       while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
@@ -334,8 +440,8 @@ class FlowSim {
         freeze(caps_[next_cap].second, cap);
         continue;
       }
-      for (int32_t g : on_link_[lu])
-        if (rate_[static_cast<size_t>(g)] == -2) freeze(g, current);
+      for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
+        if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
     }
     for (size_t k = 0; k < comp_.size(); ++k) {
       const int32_t f = comp_[k];
@@ -347,7 +453,7 @@ class FlowSim {
       // An unchanged rate leaves the queued finish time valid: no new heap entry.
       if (r == old_rate_[k]) continue;
       // A flow that started inside the window may be done before its end: back-date its finish.
-      done_.push({now + rem_[fi] / r, f, ++gen_[fi]});
+      done_.Set(f, now + rem_[fi] / r);
     }
   }
 
@@ -355,23 +461,24 @@ class FlowSim {
   const Schedule& s_;
   double gamma_, merge_;
   std::vector<Path> paths_;
-  std::vector<std::array<int32_t, 6>> slot_;  // per flow and path hop: its index in on_link_
   std::vector<double> rem_, rate_, t_upd_;
-  std::vector<uint32_t> gen_;
   std::vector<uint8_t> ready_count_;
   std::vector<uint32_t> mark_, link_mark_;
   uint32_t stamp_ = 0;
   std::vector<size_t> offset_, pos_;
   std::vector<int32_t> rank_tx_, pending_;
   std::vector<double> reduce_acc_, rank_finish_;
-  std::vector<std::vector<int32_t>> on_link_;  // active flows per link
+  // Active flows per link as intrusive doubly linked lists over (flow, hop) nodes, node =
+  // flow * kHops + hop: joining and leaving are O(1) and allocate nothing.
+  std::vector<int32_t> hop_next_, hop_prev_, link_head_, link_count_;
   std::vector<int32_t> seeds_, comp_, comp_links_, link_unfrozen_;
   std::vector<double> link_rem_, old_rate_;
   std::vector<Share> heap_;
+  std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
   std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
   std::vector<double> distinct_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> done_;
+  CompletionHeap done_;
   int64_t active_ = 0;
   double window_end_ = -1;  // events up to here are being handled now
   int64_t solves_ = 0;

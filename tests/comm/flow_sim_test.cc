@@ -50,6 +50,26 @@ TEST(CommFlowSim, CompletionsReSolveTheFlowsTheyShareLinksWith) {
   EXPECT_LE(merged.time_s, r.time_s + 3e-3 * (alpha + 2 * S / B) + 1e-12);
 }
 
+TEST(CommFlowSim, ManyDistinctFairSharesFallBackToTheHeapExactly) {
+  // Destination k (0..59) receives from k + 1 senders of its own, all in one step and one solve:
+  // 60 distinct fair shares B/(k+1), more than the level-by-level passes, so the share heap
+  // finishes the filling. Every group ends at alpha + (k+1) S / B.
+  const double B = 10e9, alpha = 2e-6, S = 1e7;
+  const int groups = 60, ranks = 2048;
+  const Cluster c = testing::SwitchCluster(ranks, B / 1e9, alpha * 1e6, 1, 1);
+  const Layout l = *MakeLayout(c, ranks);
+  const Network net = *Network::Build(c, l, 1, {});
+  std::vector<std::pair<int, int>> flows;
+  int sender = groups;
+  for (int k = 0; k < groups; ++k)
+    for (int j = 0; j <= k; ++j) flows.push_back({sender++, k});
+  ASSERT_LT(sender, ranks);
+  const FlowSimResult r = SimulateFlows(net, OneStep(ranks, flows, S), 1e18, {}, 1e-9);
+  for (int k = 0; k < groups; ++k)
+    EXPECT_NEAR(r.rank_finish_s[static_cast<size_t>(k)], alpha + (k + 1) * S / B, 1e-12) << "group " << k;
+  EXPECT_NEAR(r.time_s, alpha + groups * S / B, 1e-12);
+}
+
 TEST(CommFlowSim, CraftedEcmpCollisionHalvesTheRate) {
   // Two leaves of two NICs, two spines. Flows 0->2 and 1->3 cross the spine layer; when their hash
   // picks the same spine they share one leaf uplink and each gets B/2.
