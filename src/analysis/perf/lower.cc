@@ -6,7 +6,6 @@
 
 #include "lower_graph.h"
 #include "npugap/analysis/compat/compat.h"
-#include "npugap/analysis/memory/shapes.h"
 
 namespace npugap::analysis::perf {
 
@@ -120,7 +119,11 @@ Expected<Lowering> Lower(const ir::Model& model, const target::Target& target, c
         fmt::format("--precision-mode '{}': unknown (expected one of {})", result.precision_mode, names));
   }
   const ir::Graph& g = model.graph;
-  NPUGAP_ASSIGN_OR_RETURN(auto shapes, memory::StaticShapes(g));
+  // Shapes per value as the importer bound them; values without one are an error only where a
+  // kernel needs them (MapNodes), so unused optional outputs (BatchNorm's running statistics in
+  // a training export) do not stop the lowering.
+  ShapeList shapes(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) shapes[v] = g.values[v].type.StaticShape();
   NPUGAP_ASSIGN_OR_RETURN(auto ops, MapNodes(g, shapes, options.train));
   result.nodes = static_cast<int64_t>(g.nodes.size());
   for (int v : g.inputs) {

@@ -38,8 +38,9 @@ constexpr ModeName kModes[] = {
 };
 
 // Ops mixed precision keeps in fp32 (numerically sensitive reductions, normalisation, loss and
-// optimizer): MindSpore's AMP O2 keeps BatchNorm and the loss in fp32 (ascend-facts §6); the
-// rest is assumed from what the ops compute.
+// optimizer), assumed from what the ops compute. BatchNorm's kernels are not listed: they read
+// the fp16 convolution output and keep fp32 statistics inside the fused kernel, as the
+// calibration's FusionOp_Conv2D_BNTrainingReduce / BNTrainingUpdate records show.
 constexpr std::string_view kBlack[] = {"Softmax",
                                        "LogSoftmax",
                                        "SoftmaxGradExt",
@@ -52,12 +53,7 @@ constexpr std::string_view kBlack[] = {"Softmax",
                                        "SoftmaxCrossEntropyWithLogits",
                                        "Exp",
                                        "Log",
-                                       "Pow",
-                                       "BNTrainingReduce",
-                                       "BNTrainingUpdate",
-                                       "BNInference",
-                                       "BNTrainingUpdateGrad",
-                                       "BNTrainingReduceGrad"};
+                                       "Pow"};
 
 bool IsBlack(const std::string& t) {
   return std::find(std::begin(kBlack), std::end(kBlack), t) != std::end(kBlack);
@@ -130,6 +126,12 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
       }
       auto it = current.find(t.value);
       const ir::DType have = it != current.end() ? it->second : t.dtype;
+      // Optimizer kernels read fp16 gradients next to fp32 master weights and states as they
+      // are; side tensors no kernel writes (BN statistics, labels) are stored as they are read.
+      if (optimizer || (it == current.end() && !t.weight && t.value < 0)) continue;
+      // Vector kernels read tensors no kernel writes (BN running statistics, masks, biases) in
+      // the dtype they are stored in.
+      if (it == current.end() && !cube) continue;
       if (have == compute) {
         t.dtype = compute;
         continue;
@@ -138,6 +140,9 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
         t.dtype = compute;
         continue;
       }
+      // Vector kernels read their parameters (BN scale / offset, LayerNorm gamma / beta, biases)
+      // in the dtype they are stored in: no per-step Cast (the calibration's BN kernels).
+      if (t.weight && !cube) continue;
       auto key = std::make_pair(t.value, compute);
       auto c = cast_of.find(key);
       if (c == cast_of.end()) {

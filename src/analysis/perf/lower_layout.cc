@@ -25,6 +25,7 @@ bool Contains(const std::string& s, std::string_view p) { return s.find(p) != st
 Family FamilyOf(const DeviceOp& op) {
   const std::string& t = op.op_type;
   if (op.aicpu) return Family::kNd;
+  if (op.phase == Phase::kOptimizer) return Family::kFollow;  // updates run where the weight lives
   if (Contains(t, "Conv2D") || Contains(t, "BNTraining") || Contains(t, "BNInference") || t == "FusedDbnDw" ||
       Contains(t, "MaxPool") || Contains(t, "AvgPool") || StartsWith(t, "ReluGradV2") || t == "ReluV2") {
     return Family::kConv;
@@ -69,11 +70,9 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
   const bool training =
       std::any_of(ops.begin(), ops.end(), [](const DeviceOp& o) { return o.phase != Phase::kForward; });
   std::unordered_map<int, Placed> where;
-  // Home format of training weights: FRACTAL_Z when a convolution reads them.
+  // Home format of training weights: 4-D weights are convolution filters and live in FRACTAL_Z.
   for (const DeviceOp& op : ops) {
-    if (FamilyOf(op) != Family::kConv) continue;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      const OpTensor& t = op.inputs[i];
+    for (const OpTensor& t : op.inputs) {
       if (t.weight && t.shape.size() == 4 && !where.count(t.value))
         where[t.value] = {Format::kFractalZ, t.shape};
     }
@@ -118,6 +117,13 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       OpTensor& t = op.inputs[i];
       const Format want = wanted(t, i);
       auto it = where.find(t.value);
+      // Side tensors no kernel writes (optimizer states, BN statistics, labels) are allocated in
+      // the format their reader wants.
+      if (it == where.end() && t.value < 0) {
+        t.format = want;
+        where[t.value] = {want, t.shape};
+        continue;
+      }
       const Placed have = it != where.end() ? it->second : Placed{Format::kNd, t.shape};
       if (have.format == want || (t.weight && !training)) {
         t.format = want;

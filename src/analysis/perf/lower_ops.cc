@@ -172,6 +172,7 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
     for (int v : node.outputs) {
       if (v == ir::kNoValue) continue;
       const auto& value = g.values[static_cast<size_t>(v)];
+      if (!shapes[static_cast<size_t>(v)] && value.consumers.empty() && !value.is_graph_output) continue;
       NPUGAP_ASSIGN_OR_RETURN(ir::Shape s, shape_of(v, node));
       op.outputs.push_back({v, value.type.dtype, std::move(s), Format::kNd, false});
     }

@@ -152,6 +152,9 @@ class Backward {
   void Contribute(const OpTensor& x, const std::string& base, Category cat, Phase phase,
                   std::vector<OpTensor> in, const std::string& name) {
     if (!RequiresGrad(x)) return;  // graph inputs and constants need no gradient
+    // An identity contribution (through a residual Add or a BN update) that comes first is the
+    // consumer's gradient tensor itself: no kernel writes a copy.
+    if (base.empty() && !in.empty() && grad_.count(x.value) == 0) grad_.emplace(x.value, in[0]);
     const int remaining = --pending_for(x.value);
     const bool last = remaining <= 0;
     const int producer = graph_.Producer(x.value);
@@ -185,12 +188,19 @@ class Backward {
     return it->second;
   }
 
+  // The gradient of a parameter, as the kernel that computes it writes it.
+  OpTensor ParamGrad(const OpTensor& w) {
+    auto it = param_grad_.find(w.value);
+    if (it == param_grad_.end()) it = param_grad_.emplace(w.value, Fresh(w)).first;
+    return it->second;
+  }
+
   // Optimizer kernels for one parameter, right after its gradient (MindSpore interleaves them).
   void Update(const OpTensor& w, const std::string& name) {
     if (!seen_params_.insert(w.value).second) return;
     parameters_ += Numel(w.shape);
     gradient_bytes_ += Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(w.dtype));
-    OpTensor g = Fresh(w);
+    OpTensor g = ParamGrad(w);
     OpTensor w32 = w;
     w32.dtype = ir::DType::kFloat32;
     OpTensor s = Scalar(ir::DType::kFloat32, 1);
@@ -258,10 +268,13 @@ class Backward {
       OpTensor x = f.inputs[0];
       OpTensor stat{
           next_id_--, ir::DType::kFloat32, {x.shape.size() > 1 ? x.shape[1] : 1}, Format::kNd, false};
-      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, stat, stat}, {stat, stat}, name);
+      std::vector<OpTensor> dparams;
+      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+      if (dparams.empty()) dparams = {stat, stat};
+      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, stat, stat}, dparams, name);
       for (const OpTensor& w : weights) Update(w, name);
       for (const OpTensor& a : acts) {
-        if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {}, name);
+        if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {dy}, name);
       }
       return;
     }
@@ -272,14 +285,15 @@ class Backward {
       if (Has(c, "BNTrainingReduce")) {
         g = Fresh(f.outputs[0]);
         if (FusedDbnDwApplies(f.outputs[0], w)) {
-          Emit("FusedDbnDw", Category::kCube, bw, {a, dy, f.outputs[0]}, {g, Fresh(w)}, name);
+          Emit("FusedDbnDw", Category::kCube, bw, {a, dy, f.outputs[0]}, {g, ParamGrad(w)}, name);
         } else {
           Emit("BNTrainingReduceGrad", Category::kVector, bw, {dy, f.outputs[0]}, {g}, name);
-          Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {Fresh(w)}, name);
+          Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
         }
       } else {
-        Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {Fresh(w)}, name);
-        if (weights.size() > 1) Emit("BiasAddGrad", Category::kVector, bw, {g}, {Fresh(weights[1])}, name);
+        Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+        if (weights.size() > 1)
+          Emit("BiasAddGrad", Category::kVector, bw, {g}, {ParamGrad(weights[1])}, name);
       }
       for (const OpTensor& p : weights) Update(p, name);
       Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {w, g}, name);
@@ -289,8 +303,9 @@ class Backward {
       const std::string mm = Has(c, "BatchMatMul") ? "BatchMatMul" : "MatMul";
       if (!weights.empty()) {
         const OpTensor& w = weights[0];
-        Emit(mm, Category::kCube, bw, {acts.empty() ? w : acts[0], dy}, {Fresh(w)}, name);  // dW = x^T dy
-        if (weights.size() > 1) Emit("BiasAddGrad", Category::kVector, bw, {dy}, {Fresh(weights[1])}, name);
+        Emit(mm, Category::kCube, bw, {acts.empty() ? w : acts[0], dy}, {ParamGrad(w)}, name);  // dW = x^T dy
+        if (weights.size() > 1)
+          Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, name);
         for (const OpTensor& p : weights) Update(p, name);
         for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, w}, name);
       } else {
@@ -331,19 +346,20 @@ class Backward {
     else
       grad_type = f.op_type + "Grad";
     if (Has(c, "LayerNorm")) {
-      Emit("LayerNormBetaGammaBackpropV2", Category::kVector, bw, {dy, f.inputs[0]}, {Fresh(f.inputs[0])},
-           name);
+      std::vector<OpTensor> dparams;
+      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+      Emit("LayerNormBetaGammaBackpropV2", Category::kVector, bw, {dy, f.inputs[0]}, dparams, name);
       for (const OpTensor& p : weights) Update(p, name);
     }
     if (Has(c, "Gather") && !weights.empty()) {
-      Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {Fresh(weights[0])}, name);
+      Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {ParamGrad(weights[0])}, name);
       Update(weights[0], name);
       return;
     }
     for (const OpTensor& p : weights) {
       if (!Has(c, "LayerNorm")) {
         // A weight read by a vector op (a bias Add, a position embedding): a reduction of dy.
-        Emit("ReduceSum", Category::kVector, bw, {dy}, {Fresh(p)}, name);
+        Emit("ReduceSum", Category::kVector, bw, {dy}, {ParamGrad(p)}, name);
         Update(p, name);
       }
     }
@@ -362,7 +378,7 @@ class Backward {
   Optimizer opt_;
   bool mixed_;
   std::vector<DeviceOp> out_, deferred_;
-  std::unordered_map<int, OpTensor> grad_;
+  std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
   std::unordered_set<int> act_done_, seen_params_;
   int64_t parameters_ = 0, gradient_bytes_ = 0;
