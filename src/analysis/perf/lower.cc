@@ -132,7 +132,18 @@ Expected<Lowering> Lower(const ir::Model& model, const target::Target& target, c
       result.input_bytes += internal::Numel(*s) *
                             static_cast<int64_t>(ir::DTypeSize(g.values[static_cast<size_t>(v)].type.dtype));
   }
-  if (!options.eager) ops = FuseOps(std::move(ops), options.fusion, options.train, &result.fused_ops);
+  // Eager mode runs framework ops one by one: no UB fusion and no BN folding, but the graph
+  // passes that only undo the ONNX export's decomposition of one framework op (LayerNorm, GELU,
+  // linear's matmul + bias) still apply, since PyTorch runs those as single ops.
+  FusionSwitches switches = options.fusion;
+  if (options.eager) {
+    switches.all["UBFusion"] = false;
+    for (const auto& [name, group] : FusionPassNames()) {
+      if (group == "UBFusion") switches.passes[name] = false;
+    }
+    switches.passes["ConvBatchnormFusionPass"] = false;
+  }
+  ops = FuseOps(std::move(ops), switches, options.train, &result.fused_ops);
   if (options.train) {
     const bool mixed = result.precision_mode.find("mix") != std::string::npos;
     TrainingInfo info;
