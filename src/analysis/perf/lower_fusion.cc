@@ -215,6 +215,9 @@ class Fuser {
 
 // One chain pattern over the whole list; returns how many ops fusion removed.
 int64_t ApplyChain(std::vector<DeviceOp>& ops, const ChainPattern& p) {
+  // Most patterns do not occur in a given model: skip building the dataflow for them.
+  if (std::none_of(ops.begin(), ops.end(), [&](const DeviceOp& op) { return p.steps[0](op, nullptr); }))
+    return 0;
   int64_t removed = 0;
   Fuser f(ops);
   for (int start = 0; start < static_cast<int>(f.size()); ++start) {
@@ -287,6 +290,8 @@ std::vector<DeviceOp> FuseOps(std::vector<DeviceOp> ops, const FusionSwitches& s
 // x -> ReduceMean -> Sub(x, mean) -> Pow -> ReduceMean -> Add(eps) -> Sqrt -> RealDiv(sub, .) ->
 // Mul(gamma) -> Add(beta): torch's LayerNorm exported below opset 17.
 int64_t FuseDecomposedLayerNorm(std::vector<DeviceOp>& ops) {
+  if (std::none_of(ops.begin(), ops.end(), [](const DeviceOp& op) { return op.op_type == "ReduceMean"; }))
+    return 0;
   int64_t removed = 0;
   Fuser f(ops);
   for (int i = 0; i < static_cast<int>(f.size()); ++i) {
@@ -316,6 +321,7 @@ int64_t FuseDecomposedLayerNorm(std::vector<DeviceOp>& ops) {
 
 // x -> RealDiv(sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5): torch's exact GELU below opset 20.
 int64_t FuseDecomposedGelu(std::vector<DeviceOp>& ops) {
+  if (std::none_of(ops.begin(), ops.end(), [](const DeviceOp& op) { return op.op_type == "Erf"; })) return 0;
   int64_t removed = 0;
   Fuser f(ops);
   for (int i = 0; i < static_cast<int>(f.size()); ++i) {
