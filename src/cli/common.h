@@ -53,5 +53,6 @@ Command AddCommCommand(CLI::App& app);
 Command AddTargetsCommand(CLI::App& app);
 Command AddMemoryCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
+Command AddPerfCommand(CLI::App& app);
 
 }  // namespace npugap::cli
