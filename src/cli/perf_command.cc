@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "cli/perf_model_command.h"
 #include "npugap/analysis/perf/calibration.h"
 #include "npugap/analysis/perf/kernel_csv.h"
 #include "npugap/onnx/io_files.h"
@@ -21,6 +22,7 @@ struct PerfOptions {
   std::string kernels;  // --kernels FILE.csv
   std::string out;      // --out predictions.csv
   bool json = false;
+  PerfModelOptions model_mode;  // `perf MODEL ...` (perf_model_command.cc)
 };
 
 // ---- --kernels mode ---------------------------------------------------------------------------
@@ -112,8 +114,14 @@ int RunKernelsMode(const PerfOptions& o) {
 }
 
 int RunPerf(const PerfOptions& o) {
+  const bool model = !o.model_mode.model.model_path.empty();
+  if (model && !o.kernels.empty()) {
+    return ReportError(Status::InvalidArgument("perf: give either MODEL or --kernels FILE.csv, not both"));
+  }
+  if (model) return RunPerfModel(o.model_mode, o.target, o.json);
   if (o.kernels.empty()) {
-    return ReportError(Status::InvalidArgument("perf: give --kernels FILE.csv (kernel records to predict)"));
+    return ReportError(Status::InvalidArgument(
+        "perf: give --kernels FILE.csv (kernel records to predict) or MODEL (an ONNX file)"));
   }
   return RunKernelsMode(o);
 }
@@ -122,13 +130,19 @@ int RunPerf(const PerfOptions& o) {
 
 Command AddPerfCommand(CLI::App& app) {
   auto options = std::make_shared<PerfOptions>();
-  CLI::App* cmd = app.add_subcommand("perf", "performance: per-kernel cost model on measured kernel records");
+  CLI::App* cmd = app.add_subcommand(
+      "perf",
+      "performance: predicted iteration time of MODEL, or the per-kernel cost model on kernel records");
   AddTargetOption(*cmd, options->target);
+  AddPerfModelOptions(*cmd, options->model_mode);
   cmd->add_option("--kernels", options->kernels,
                   "kernel records (CSV: op_type, block_dim, inputs, outputs, time_us) to predict");
   cmd->add_option("--out", options->out, "write the records with a predicted_us column to this CSV");
   cmd->add_flag("--json", options->json, "JSON output");
-  return {cmd, [options] { return RunPerf(*options); }};
+  return {cmd, [options, cmd] {
+            options->model_mode.batch_given = cmd->get_option("--batch")->count() > 0;
+            return RunPerf(*options);
+          }};
 }
 
 }  // namespace npugap::cli

@@ -36,6 +36,7 @@ constexpr std::array kRules = {
     Entry{"ReluGrad", E(1)},
     Entry{"ReluGradV2", E(1)},
     Entry{"ReLUV2", E(2)},
+    Entry{"ReluV2", E(2)},  // the standalone CANN kernel; ReLUV2 is its spelling inside FusionOp_ names
     Entry{"Cast", E(1)},
     Entry{"Sqrt", E(1)},
     Entry{"Rsqrt", E(1)},

@@ -63,10 +63,12 @@ struct Placed {
 
 std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Target& target,
                                     int64_t* transdata) {
-  if (memory::C0For(target, ir::DType::kFloat16) <= 0) {  // no NPU layouts on this target
-    if (transdata) *transdata = 0;
-    return ops;
-  }
+  // A reference target (cpu-dev, h200) has no NPU layouts: its convolutions still run in a
+  // 16-channel blocked layout (oneDNN's nChw16c / OIhw16i16o, which npugap's own executor uses),
+  // described with the same NC1HWC0 / FRACTAL_Z records so the cost model can read their shapes;
+  // matmuls stay row-major (ND) and no TransData is counted: the frameworks reorder inside their
+  // kernels.
+  const bool npu = memory::C0For(target, ir::DType::kFloat16) > 0;
   const bool training =
       std::any_of(ops.begin(), ops.end(), [](const DeviceOp& o) { return o.phase != Phase::kForward; });
   std::unordered_map<int, Placed> where;
@@ -105,7 +107,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
         case Family::kConv:
           return ConvFormat(t, IsFilterSlot(op, t, slot));
         case Family::kMatMul:
-          return t.shape.size() >= 2 ? Format::kFractalNz : Format::kNd;
+          return t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
         case Family::kFollow:
           return t.shape.size() >= 2 ? follow : Format::kNd;
         case Family::kNd:
@@ -125,7 +127,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
         continue;
       }
       const Placed have = it != where.end() ? it->second : Placed{Format::kNd, t.shape};
-      if (have.format == want || (t.weight && !training)) {
+      if (have.format == want || (t.weight && !training) || !npu) {
         t.format = want;
         continue;
       }
@@ -165,7 +167,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
               t, StartsWith(op.op_type, "Conv2DBackpropFilter") || (op.op_type == "FusedDbnDw" && i == 1));
           break;
         case Family::kMatMul:
-          f = t.shape.size() >= 2 ? Format::kFractalNz : Format::kNd;
+          f = t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
           break;
         case Family::kFollow:
           f = t.shape.size() >= 2 ? follow : Format::kNd;
@@ -184,9 +186,12 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
 }
 
 ir::Shape DeviceShape(const ir::Shape& s, ir::DType dtype, Format format, const target::Target& target) {
-  const int64_t c0 = memory::C0For(target, dtype == ir::DType::kFloat32 ? ir::DType::kFloat16 : dtype);
-  const int64_t rows = memory::FractalRowsFor(target, ir::DType::kFloat16);
-  if (c0 <= 0 || rows <= 0) return s;
+  int64_t c0 = memory::C0For(target, dtype == ir::DType::kFloat32 ? ir::DType::kFloat16 : dtype);
+  int64_t rows = memory::FractalRowsFor(target, ir::DType::kFloat16);
+  if (c0 <= 0 || rows <= 0) {
+    if (format == Format::kNd) return s;
+    c0 = rows = 16;  // the blocked layout of a reference target (see AssignLayouts)
+  }
   auto up = [](int64_t v, int64_t m) { return (v + m - 1) / m; };
   switch (format) {
     case Format::kNd:

@@ -339,12 +339,14 @@ class Backward {
       grad_type = "StridedSliceGrad";
     else if (Has(c, "ConcatD"))
       grad_type = "SplitVD";
-    else if (f.op_type == "Add")
+    else if (std::all_of(c.begin(), c.end(), [](const std::string& p) { return p == "Add"; }))
       grad_type = "";  // identity for same-shaped inputs, ReduceSum for broadcast
     else if (!ActivationGrad(f.op_type).empty() && c.size() == 1)
       grad_type = "";  // done by the consumer
     else
-      grad_type = f.op_type + "Grad";
+      // The gradient of a UB-fused elementwise chain is elementwise too: one vector kernel of the
+      // output's size per input (named like the simplest such CANN kernel).
+      grad_type = c.size() > 1 && internal::IsElementwise(c[0]) ? "Mul" : f.op_type + "Grad";
     if (Has(c, "LayerNorm")) {
       std::vector<OpTensor> dparams;
       for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
@@ -365,7 +367,7 @@ class Backward {
     }
     for (const OpTensor& a : acts) {
       std::string type = grad_type;
-      if (type.empty() && f.op_type == "Add" && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
+      if (type.empty() && Has(c, "Add") && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
       Contribute(a, type, Category::kVector, bw, {dy}, name);
       if (f.op_type == "ReduceMean" && !type.empty())
         Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);

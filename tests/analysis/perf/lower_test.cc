@@ -310,10 +310,15 @@ TEST(LowerLayoutTest, TransDataAtEveryFormatBoundary) {
     }
     if (op.op_type == "MatMul") EXPECT_EQ(op.inputs[0].format, Format::kFractalNz);
   }
-  // A target without NPU layouts keeps ND and inserts nothing.
+  // A target without NPU layouts counts no TransData; convolutions are described blocked,
+  // matmuls row-major.
   const auto cpu = *target::LoadTarget("cpu-dev");
-  AssignLayouts(FuseOps(Mapped(Load(ResidualBlock()), false), {}, false), cpu, &transdata);
+  const auto ref = AssignLayouts(FuseOps(Mapped(Load(ResidualBlock()), false), {}, false), cpu, &transdata);
   EXPECT_EQ(transdata, 0);
+  for (const auto& op : ref) {
+    if (op.op_type == "MatMul") EXPECT_EQ(op.inputs[0].format, Format::kNd);
+    if (op.op_type == "FusionOp_Conv2D_Relu") EXPECT_EQ(op.outputs[0].format, Format::kNc1hwc0);
+  }
 }
 
 TEST(LowerPipelineTest, KernelsCarryDeviceOperandsAndAtomicCleans) {
