@@ -111,7 +111,6 @@ void Run(benchmark::State& state, bool train, perf::ExecMode mode) {
   }
   state.counters["nodes"] = static_cast<double>(m.graph.nodes.size());
   state.counters["kernels"] = static_cast<double>(kernels);
-  state.counters["predicted_ms"] = ms;
 }
 
 void BM_PerfInferenceGraph(benchmark::State& s) { Run(s, false, perf::ExecMode::kGraph); }
