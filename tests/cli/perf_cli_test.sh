@@ -79,6 +79,8 @@ expect_error "missing column" "nocol.csv:1: missing column 'outputs'" \
   "$NPUGAP" perf --kernels "$TMP/nocol.csv" --target ascend910
 expect_error "missing file" "no_such.csv: cannot open" "$NPUGAP" perf --kernels "$TMP/no_such.csv" --target ascend910
 expect_error "no --kernels" "give --kernels FILE.csv" "$NPUGAP" perf --target ascend910
+expect_error "unwritable --out" "$TMP/no_dir/p.csv: cannot write" \
+  "$NPUGAP" perf --kernels "$TMP/good.csv" --target ascend910 --out "$TMP/no_dir/p.csv"
 expect_error "unknown target" "nosuchchip" "$NPUGAP" perf --kernels "$TMP/good.csv" --target nosuchchip
 
 echo "perf_cli_test: $passed passed, $failed failed"

@@ -100,7 +100,8 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   const int ub_block = target.buffer_alignment.ub ? static_cast<int>(target.buffer_alignment.ub->value) : 32;
   int64_t in_bytes = 0, out_bytes = 0;
   for (const Operand& op : kernel.inputs) in_bytes += StoredBytes(op, ub_block, cube_side);
-  for (const Operand& op : kernel.outputs) out_bytes += StoredBytes(op, ub_block, cube_side);
+  for (const Operand& op : kernel.outputs)
+    out_bytes += StoredBytes(op, ub_block, false);  // written as labelled
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
     in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);

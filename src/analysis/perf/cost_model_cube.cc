@@ -68,6 +68,12 @@ Expected<CubeShape> MatMulShape(const Kernel& k) {
   return s;
 }
 
+// How many times larger the unfolded (im2col) matrix is than the tensor it is built from.
+double Expansion(int64_t matrix_elements, const Operand& source) {
+  const int64_t n = Elements(source);
+  return n > 0 ? std::max(1.0, static_cast<double>(matrix_elements) / static_cast<double>(n)) : 1.0;
+}
+
 // NC1HWC0 spatial extent N*H*W.
 int64_t Pixels(const Operand& op) { return op.shape[0] * op.shape[2] * op.shape[3]; }
 
@@ -81,6 +87,8 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     s.m = Pixels(*y);                 // output pixels
     s.k = w->shape[0] * w->shape[3];  // C1 * kh * kw * C0
     s.n = w->shape[1] * w->shape[2];  // Cout
+    // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
+    s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
   } else if (op == "Conv2DBackpropInput") {
     // dx = dy * W^T, computed over dx's pixels (a strided forward dilates dy first).
     const Operand* w = FindFormat(k.inputs, "FracZ", 4);
@@ -89,6 +97,7 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     s.m = Pixels(*dx);
     s.n = dx->shape[1] * dx->shape[4];
     s.k = w->shape[0] * w->shape[3] * w->shape[1] * w->shape[2] / std::max<int64_t>(s.n, 1);
+    s.a_expand = Expansion(s.m * s.k, k.inputs[0]);  // dy, dilated and unfolded on chip
   } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
     const Operand* dw = FindFormat(k.outputs, "FracZ", 4);
     if (!dw) return Bad(fmt::format("{} needs a FracZ weight-gradient output", op), nullptr);
@@ -101,6 +110,12 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     s.m = dw->shape[1] * dw->shape[2];
     s.n = dw->shape[0] * dw->shape[3];
     s.k = pixels;
+    // B is the im2col of x (the largest activation input), unfolded on chip.
+    const Operand* x = nullptr;
+    for (const Operand& in : k.inputs) {
+      if (in.format == "NC1HWC0" && in.shape.size() == 5 && (!x || Elements(in) > Elements(*x))) x = &in;
+    }
+    s.b_expand = Expansion(s.n * s.k, *x);
   }
   return s;
 }
@@ -125,7 +140,8 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
     return n > 0 ? std::max<int64_t>(1, StoredBytes(op, 1, true) / n) : ItemSize(op.dtype);
   };
   if (!kernel.inputs.empty()) s.in_bytes = item(kernel.inputs[0]);
-  if (!kernel.outputs.empty()) s.out_bytes = item(kernel.outputs[0]);
+  // L0C holds fp32 sums; FixPipe writes C in its labelled type (fp16 or fp32).
+  if (!kernel.outputs.empty()) s.out_bytes = ItemSize(kernel.outputs[0].dtype);
   // A matmul the graph keeps in fp32 (A and C labelled float32) has no fp32 cube on a target
   // whose cube takes fp16 / int8 only: it runs as several fp16 passes (kernel.fp32_matmul_passes).
   // Convolutions have fp16 kernels only, so their float32 labels are the graph's (docs/perf.md).
@@ -183,10 +199,11 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   const int64_t active = std::min<int64_t>(units, n);
   const int64_t r = std::min<int64_t>(m_tiles, static_cast<int64_t>(std::ceil(std::sqrt(active))));
   const int64_t cgrid = std::min<int64_t>(n_tiles, (active + r - 1) / r);
-  const double unique = static_cast<double>(s.batch) * (s.m + s.n) * s.k * in_bytes;
-  const double per_core_wave = (um + un) * uk * in_bytes;
+  const double am = 1.0 / s.a_expand, bn = 1.0 / s.b_expand;  // bytes read per matrix element
+  const double unique = static_cast<double>(s.batch) * (s.m * am + s.n * bn) * s.k * in_bytes;
+  const double per_core_wave = (um * am + un * bn) * uk * in_bytes;
   const double distinct_wave =
-      std::min(unique, (r * um + cgrid * un) * uk * in_bytes *
+      std::min(unique, (r * um * am + cgrid * un * bn) * uk * in_bytes *
                            std::max<int64_t>(1, active / std::max<int64_t>(1, r * cgrid)));
   const bool fits_l2 = target.buffers.l2 && unique <= static_cast<double>(target.buffers.l2->value);
   const double hbm_waves = fits_l2 ? 1.0 : static_cast<double>(waves);

@@ -42,10 +42,11 @@ bool IsCubeOp(std::string_view op_type);
 // Matrix view of a cube kernel, padded to the fractal: batch x (m x k) . (k x n).
 struct CubeShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
-  std::string in_dtype = "fp16";  // the cube input type the rate is taken for
-  int64_t in_bytes = 2;           // bytes per element of A and B as stored (StoredBytes)
-  int64_t out_bytes = 2;          // bytes per element of C as stored
-  double passes = 1;              // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
+  std::string in_dtype = "fp16";      // the cube input type the rate is taken for
+  int64_t in_bytes = 2;               // bytes per element of A and B as stored (StoredBytes)
+  int64_t out_bytes = 2;              // bytes per element of C as stored
+  double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
+  double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
 };
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,

@@ -143,12 +143,16 @@ TEST(PerfCostModel, FusedKernelIsComposedOfItsParts) {
 
 TEST(PerfCostModel, CubeReadsFp32LabelInC0Of16AsFp16) {
   const auto& t = Ascend910();
-  // 1x1 conv, memory bound: its float32-labelled NC1HWC0 operands move as fp16.
-  const auto conv = [](const std::string& dt) {
-    return K("Conv2D", 30, {"NC1HWC0:" + dt + ":32x4x56x56x16", "FracZ:float16:4x16x16x16"},
-             {"NC1HWC0:" + dt + ":32x16x56x56x16"});
+  // 1x1 conv, memory bound: its float32-labelled NC1HWC0 input moves as fp16; FixPipe writes
+  // the output in its labelled type.
+  const auto conv = [](const std::string& in, const std::string& out) {
+    return K("Conv2D", 30, {"NC1HWC0:" + in + ":32x4x56x56x16", "FracZ:float16:4x16x16x16"},
+             {"NC1HWC0:" + out + ":32x16x56x56x16"});
   };
-  EXPECT_DOUBLE_EQ(PredictKernel(conv("float32"), t).memory_us, PredictKernel(conv("float16"), t).memory_us);
+  EXPECT_DOUBLE_EQ(PredictKernel(conv("float32", "float16"), t).memory_us,
+                   PredictKernel(conv("float16", "float16"), t).memory_us);
+  EXPECT_GT(PredictKernel(conv("float16", "float32"), t).memory_us,
+            1.5 * PredictKernel(conv("float16", "float16"), t).memory_us);
   // A vector kernel moves what its labels say.
   const auto bn = [](const std::string& dt) {
     return K("BNTrainingUpdate", 30, {"NC1HWC0:" + dt + ":32x16x56x56x16"},
@@ -160,6 +164,19 @@ TEST(PerfCostModel, CubeReadsFp32LabelInC0Of16AsFp16) {
     return K("Cast", 30, {"ND:" + dt + ":4096x4096"}, {"ND:" + dt + ":4096x4096"});
   };
   EXPECT_NEAR(PredictKernel(nd("float32"), t).memory_us, 2 * PredictKernel(nd("float16"), t).memory_us, 1e-6);
+}
+
+TEST(PerfCostModel, ConvolutionReadsItsInputOnceNotItsIm2col) {
+  const auto& t = Ascend910();
+  // A 3x3 conv unfolds x on chip: less operand traffic than a matmul over the unfolded matrix
+  // (m = 32*28*28, k = 9*128, n = 128), with the same cube work.
+  const KernelCost conv =
+      PredictKernel(K("Conv2D", 32, {"NC1HWC0:float16:32x8x28x28x16", "FracZ:float16:72x8x16x16"},
+                      {"NC1HWC0:float16:32x8x28x28x16"}),
+                    t);
+  const KernelCost mm = PredictKernel(MatMulNd(32 * 28 * 28, 9 * 128, 128), t);
+  EXPECT_DOUBLE_EQ(conv.cube_us, mm.cube_us);
+  EXPECT_LT(conv.memory_us, 0.5 * mm.memory_us);
 }
 
 TEST(PerfCostModel, UnknownTypesAndAiCpu) {
