@@ -108,7 +108,15 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
         compute = cube ? low : first;
         break;
       case Mode::kMixed:
-        compute = cube ? low : (IsBlack(op.op_type) || optimizer ? ir::DType::kFloat32 : first);
+        // Training keeps activations stored in their graph dtype and the cube converts on load, as
+        // the MindSpore mixed-precision steps in shared/calibration/ascend910 label them (fp32
+        // NC1HWC0 / FRACTAL_NZ activations between fused cube and vector kernels, Casts only for
+        // fp16-stored parameters).
+        if (train) {
+          compute = IsBlack(op.op_type) || optimizer ? ir::DType::kFloat32 : first;
+        } else {
+          compute = cube ? low : (IsBlack(op.op_type) || optimizer ? ir::DType::kFloat32 : first);
+        }
         break;
       case Mode::kOrigin:
         compute = first;

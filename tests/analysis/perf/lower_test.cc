@@ -274,9 +274,17 @@ TEST(LowerDtypeTest, AllowFp32ToFp16CastsAroundCubeOpsOnly) {
 }
 
 TEST(LowerDtypeTest, TrainingCastsMasterWeightsEveryStep) {
+  // force_fp16: the fp32 master weights of the two convolutions and the fc are cast every step.
   int64_t casts = 0;
-  AssignDtypes(Training(Optimizer::kMomentum), "allow_mix_precision", true, &casts);
-  EXPECT_GE(casts, 3);  // at least the two conv weights and the fc weight
+  AssignDtypes(Training(Optimizer::kMomentum), "force_fp16", true, &casts);
+  EXPECT_GE(casts, 3);
+  // Mixed-precision training keeps activations in their stored dtype (the calibration's fp32
+  // labels) and the cube converts on load: no Cast for an fp32 model.
+  const auto mixed = AssignDtypes(Training(Optimizer::kMomentum), "allow_mix_precision", true, &casts);
+  EXPECT_EQ(casts, 0);
+  for (const auto& op : mixed) {
+    if (op.op_type == "FusionOp_Conv2D_BNTrainingReduce") EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+  }
 }
 
 TEST(LowerLayoutTest, DeviceShapesPadAsTheCalibrationRecordsThem) {
@@ -324,7 +332,7 @@ TEST(LowerLayoutTest, TransDataAtEveryFormatBoundary) {
 TEST(LowerPipelineTest, KernelsCarryDeviceOperandsAndAtomicCleans) {
   LowerOptions o;
   o.train = true;
-  o.precision_mode = "allow_mix_precision";
+  o.precision_mode = "force_fp16";
   auto l = Lower(Load(ResidualBlock()), Ascend910(), o);
   ASSERT_TRUE(l.ok()) << l.status().message();
   int64_t atomic = 0;
