@@ -64,7 +64,8 @@ ir::Model Chain() {
     const int c = AddValue(g, "conv" + p, act);
     node("Conv", {x, w}, c);
     std::vector<int> bn_in = {c};
-    for (const char* s : {"_scale", "_bias", "_mean", "_var"}) bn_in.push_back(AddWeight(g, "bn" + p + s, {kChannels}));
+    for (const char* s : {"_scale", "_bias", "_mean", "_var"})
+      bn_in.push_back(AddWeight(g, "bn" + p + s, {kChannels}));
     const int b = AddValue(g, "bn" + p, act);
     node("BatchNormalization", bn_in, b);
     const int a = AddValue(g, "add" + p, act);
