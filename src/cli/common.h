@@ -55,5 +55,6 @@ Command AddMemoryCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
 Command AddAnalyzeCommand(CLI::App& app);
 Command AddPrecisionCommand(CLI::App& app);
+Command AddPerfCommand(CLI::App& app);
 
 }  // namespace npugap::cli

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {AddInfoCommand(app), AddRunCommand(app), AddExampleCommand(app),
                                    AddTargetsCommand(app), AddCommCommand(app),
                                    AddMemoryCommand(app),
-                                   AddCheckCommand(app),
+                                   AddCheckCommand(app), AddPerfCommand(app),
                                    AddAnalyzeCommand(app), AddPrecisionCommand(app)};
   try {
     app.parse(argc, argv);

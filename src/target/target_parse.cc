@@ -184,6 +184,13 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
                     r.ReadNumber(*a, "aicpu.task_overhead", Dim::kTime, Bound::kNonNegative)};
   }
 
+  // Optional and may be left out: only the per-kernel cost model reads it (docs/perf.md).
+  if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
+    r.WarnUnknownKeys(*k, "kernel", {"launch_overhead", "fp32_matmul_passes"});
+    t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
+                           r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive)};
+  }
+
   const json& ic = r.Section(root, "interconnect");
   r.WarnUnknownKeys(ic, "interconnect", {"intra_node", "scale_out"});
   if (const json* l = r.OptionalSection(ic, "interconnect.intra_node")) {
@@ -297,7 +304,7 @@ Expected<Target> ParseTarget(std::string_view json_text, const std::string& orig
     r.WarnUnknownKeys(root, "",
                       {"schema_version", "name", "description", "kind", "compute", "memory", "buffers",
                        "buffer_alignment", "datapath", "layout", "numerics", "framework", "compiler", "host",
-                       "aicpu", "interconnect", "package"});
+                       "aicpu", "kernel", "interconnect", "package"});
     const auto version = root.find("schema_version");
     if (version == root.end()) r.Fail("schema_version", "missing");
     if (!version->is_number_integer() || version->get<int64_t>() != 1) {

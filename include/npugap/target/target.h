@@ -130,6 +130,12 @@ struct AiCpu {
   Number task_overhead;   // seconds per AI CPU task (launch + sync)
 };
 
+// Device-side costs of one kernel that no other section holds (Ascend only; docs/perf.md).
+struct KernelCosts {
+  Number launch_overhead;     // seconds: start, scalar setup and completion of one AI Core kernel
+  Number fp32_matmul_passes;  // fp16 cube passes per MAC of a matmul kept in fp32 (1: native fp32)
+};
+
 struct Link {
   Text type;
   Count peers;
@@ -179,6 +185,7 @@ struct Target {
   std::optional<Compiler> compiler;
   Host host;
   std::optional<AiCpu> aicpu;
+  std::optional<KernelCosts> kernel;
   Interconnect interconnect;
   std::optional<Package> package;
 

@@ -28,7 +28,7 @@ struct Kernel {
   int block_dim = 0;    // cores the kernel is split over; 0: unknown, the cost model chooses
   std::vector<Operand> inputs;
   std::vector<Operand> outputs;
-  bool aicpu = false;   // placed on the AI CPU (op support table), not an AI Core
+  bool aicpu = false;  // placed on the AI CPU (op support table), not an AI Core
 };
 
 // What limits a kernel, for the report.
@@ -36,14 +36,15 @@ enum class Bound : uint8_t { kCube, kVector, kMemory, kLatency, kAiCpu };
 std::string_view BoundName(Bound b);  // "cube", "vector", "memory", "latency", "aicpu"
 
 struct KernelCost {
-  double time_us = 0;    // predicted device time of the kernel
-  double cube_us = 0;    // components before overlap (see docs/perf.md for how they combine)
+  double time_us = 0;  // predicted device time of the kernel
+  double cube_us = 0;  // components before overlap (see docs/perf.md for how they combine)
   double vector_us = 0;
   double memory_us = 0;
   double overhead_us = 0;  // fixed launch / scalar / sync cost
   int block_dim = 0;       // cores used (given, or chosen by the model)
   Bound bound = Bound::kLatency;
-  bool known = true;       // false: the model has no rule for this op_type (time_us is then 0)
+  bool known = true;  // false: the model has no rule for this op_type (time_us is then 0)
+  std::string note;   // why a known type could not be costed (malformed operands), else empty
 };
 
 // The per-kernel cost model. Every constant comes from the target profile or from first

@@ -1,0 +1,165 @@
+// PredictKernel: splits a kernel type into its parts (a FusionOp_ name, or a fused CANN kernel by
+// rule), costs each pipe (cube, vector, memory) and overlaps them: the pipes of an AI Core run
+// concurrently on double-buffered tiles, so a kernel takes its slowest pipe plus the fixed launch
+// cost (docs/perf.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf {
+
+std::string_view BoundName(Bound b) {
+  switch (b) {
+    case Bound::kCube:
+      return "cube";
+    case Bound::kVector:
+      return "vector";
+    case Bound::kMemory:
+      return "memory";
+    case Bound::kLatency:
+      return "latency";
+    case Bound::kAiCpu:
+      return "aicpu";
+  }
+  return "latency";
+}
+
+namespace {
+
+using namespace internal;  // NOLINT(google-build-using-namespace): the model's own pieces
+
+// CANN kernels that fuse named parts without a FusionOp_ name.
+struct Composite {
+  std::string_view op_type;
+  std::array<std::string_view, 2> parts;
+};
+constexpr Composite kComposites[] = {
+    {"FusedDbnDw", {"BNTrainingReduceGrad", "Conv2DBackpropFilter"}},
+};
+
+std::vector<std::string_view> PartsOf(std::string_view op_type) {
+  for (const Composite& c : kComposites) {
+    if (c.op_type == op_type) return {c.parts.begin(), c.parts.end()};
+  }
+  return KernelParts(op_type);
+}
+
+// Cores a kernel's work is spread over: the given block_dim, folded onto the physical cores (a
+// block_dim of 40 on 32 cores runs 2 waves, as slow as 20 cores), or a choice of the model: one
+// core per 32 KiB of data (an eighth of a UB), up to all cores.
+double EffectiveCores(int block_dim, int64_t bytes, int cores, int* used) {
+  int bd = block_dim;
+  if (bd <= 0) bd = static_cast<int>(std::clamp<int64_t>((bytes + 32767) / 32768, 1, cores));
+  *used = bd;
+  const int waves = (bd + cores - 1) / cores;
+  return static_cast<double>(bd) / waves;
+}
+
+const Operand* Largest(const Kernel& k) {
+  const Operand* best = nullptr;
+  for (const auto* list : {&k.inputs, &k.outputs}) {
+    for (const Operand& op : *list) {
+      if (!best || Elements(op) > Elements(*best)) best = &op;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
+  const auto parts = PartsOf(kernel.op_type);
+  std::optional<std::string_view> cube_part;
+  double vector_ops = 0;
+  bool moves_only = true, gather = false, latency_only = true;
+  for (std::string_view p : parts) {
+    if (IsCubeOp(p)) {
+      cube_part = p;
+      moves_only = latency_only = false;
+      continue;
+    }
+    const auto rule = FindVectorRule(p);
+    if (!rule) {
+      KernelCost unknown;
+      unknown.known = false;
+      unknown.note = fmt::format("no rule for '{}'", p);
+      return unknown;
+    }
+    vector_ops += rule->ops_per_element;
+    if (rule->cls != VectorClass::kLatency) latency_only = false;
+    if (rule->cls == VectorClass::kElementwise) moves_only = false;
+    if (rule->cls == VectorClass::kGatherLike) gather = true;
+  }
+  if (kernel.aicpu) return AiCpuCost(kernel, vector_ops, target);
+
+  KernelCost c;
+  const bool cube_side = cube_part.has_value();
+  const int ub_block = target.buffer_alignment.ub ? static_cast<int>(target.buffer_alignment.ub->value) : 32;
+  int64_t in_bytes = 0, out_bytes = 0;
+  for (const Operand& op : kernel.inputs) in_bytes += StoredBytes(op, ub_block, cube_side);
+  for (const Operand& op : kernel.outputs)
+    out_bytes += StoredBytes(op, ub_block, false);  // written as labelled
+  if (gather && !kernel.inputs.empty()) {
+    // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
+    in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
+  }
+  const int physical = static_cast<int>(std::max<int64_t>(1, target.compute.cube_cores.value));
+  int used = 0;
+  const double cores = EffectiveCores(kernel.block_dim, in_bytes + out_bytes, physical, &used);
+  c.block_dim = used;
+  c.overhead_us = target.kernel ? 1e6 * target.kernel->launch_overhead.value : 0;
+  if (latency_only) {
+    c.time_us = c.overhead_us;
+    c.bound = Bound::kLatency;
+    return c;
+  }
+
+  MoveTimes move = MoveTime(in_bytes, out_bytes, 1, target);  // one core; divided below
+  double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
+  if (cube_part) {
+    auto shape = DeriveCubeShape(*cube_part, kernel, target);
+    if (!shape.ok()) {
+      c.known = true;
+      c.note = shape.status().message();
+      c.time_us = 0;
+      return c;
+    }
+    // The cube is tiled over whole cores; a folded block_dim still uses at most `physical`.
+    const int cube_cores = static_cast<int>(std::min<double>(std::max(1.0, cores), physical));
+    const CubeTimes ct = CubeTime(*shape, cube_cores, target);
+    c.cube_us = 1e6 * ct.compute;
+    // Operands the cube does not read or write (a fused mask, a second output, BN sums) go
+    // through the vector path: MTE2 shares the load side, MTE3 is beside FixPipe on the store side.
+    const int64_t total = in_bytes + out_bytes;
+    const int64_t extra = std::max<int64_t>(0, total - ct.operand_bytes);
+    const MoveTimes xt = MoveTime(extra / 2, extra - extra / 2, cube_cores, target);
+    load = ct.load + xt.load;
+    store = std::max(ct.store, xt.store);
+    hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
+  }
+  if (!moves_only && vector_ops > 0) {
+    const Operand* big = Largest(kernel);
+    if (big) {
+      const std::string dtype =
+          StoredBytes(*big, 1, cube_side) < Elements(*big) * ItemSize(big->dtype) ? "float16" : big->dtype;
+      c.vector_us = 1e6 * VectorTime(Elements(*big), vector_ops, dtype, 1, target) / cores;
+    }
+  }
+  c.memory_us = 1e6 * std::max({load, store, hbm});
+  const double busiest = std::max({c.cube_us, c.vector_us, c.memory_us});
+  c.time_us = c.overhead_us + busiest;
+  if (busiest <= c.overhead_us)
+    c.bound = Bound::kLatency;
+  else if (busiest == c.cube_us)
+    c.bound = Bound::kCube;
+  else if (busiest == c.vector_us)
+    c.bound = Bound::kVector;
+  else
+    c.bound = Bound::kMemory;
+  return c;
+}
+
+}  // namespace npugap::analysis::perf

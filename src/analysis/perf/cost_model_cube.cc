@@ -1,0 +1,223 @@
+// The cube side of the cost model: the matrix view of matmul and convolution kernels from their
+// device-format operands, padded to the fractal, and the time of the cube and of its operand
+// traffic, tiled over the cores (docs/perf.md "Cube").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+
+int64_t RoundUp(int64_t v, int64_t to) { return to <= 0 ? v : (v + to - 1) / to * to; }
+
+std::string Dims(const Operand& op) {
+  std::string s;
+  for (size_t i = 0; i < op.shape.size(); ++i) s += (i ? "x" : "") + std::to_string(op.shape[i]);
+  return fmt::format("{}:{}:{}", op.format, op.dtype, s);
+}
+
+Status Bad(std::string_view what, const Operand* op) {
+  return Status::InvalidArgument(op ? fmt::format("{} ({})", what, Dims(*op)) : std::string(what));
+}
+
+const Operand* FindFormat(const std::vector<Operand>& ops, std::string_view format, size_t min_rank) {
+  for (const Operand& op : ops) {
+    if ((op.format == format || (format == "FracZ" && op.format == "FRACTAL_Z")) &&
+        op.shape.size() >= min_rank)
+      return &op;
+  }
+  return nullptr;
+}
+
+// MatMul / BatchMatMul: C (m x n) from the output, k from the dim of A that is not m.
+Expected<CubeShape> MatMulShape(const Kernel& k) {
+  if (k.inputs.size() < 2 || k.outputs.empty()) return Bad("matmul needs inputs A, B and an output", nullptr);
+  const Operand& a = k.inputs[0];
+  const Operand& b = k.inputs[1];
+  const Operand& c = k.outputs[0];
+  CubeShape s;
+  const bool nz = c.format == "FRACTAL_NZ";
+  const size_t tail = nz ? 4 : 2;  // NZ: [..., n1, m1, 16, 16]; ND: [..., m, n]
+  if (c.shape.size() < tail || a.shape.size() < tail || b.shape.size() < tail) {
+    return Bad(fmt::format("matmul operands need {} or more dims", tail), &c);
+  }
+  for (size_t i = 0; i + tail < c.shape.size(); ++i) s.batch *= c.shape[i];
+  const auto dim = [tail](const Operand& op, size_t i) { return op.shape[op.shape.size() - tail + i]; };
+  const int64_t unit = nz ? 16 : 1;
+  const int64_t m = nz ? dim(c, 1) : dim(c, 0);
+  const int64_t n = nz ? dim(c, 0) : dim(c, 1);
+  // A is m x k or k x m (transposed); in NZ its outer dims are swapped like C's.
+  const int64_t a_m = nz ? dim(a, 1) : dim(a, 0);
+  const int64_t a_other = nz ? dim(a, 0) : dim(a, 1);
+  int64_t kk = 0;
+  if (a_m == m)
+    kk = a_other;
+  else if (a_other == m)
+    kk = a_m;
+  else {
+    const int64_t b0 = dim(b, 0), b1 = dim(b, 1);
+    kk = (b0 == n || b0 == n / std::max<int64_t>(unit, 1)) ? b1 : b0;
+  }
+  s.m = m * unit;
+  s.n = n * unit;
+  s.k = kk * unit;
+  if (a.dtype == "int8" || a.dtype == "uint8") s.in_dtype = "int8";
+  return s;
+}
+
+// How many times larger the unfolded (im2col) matrix is than the tensor it is built from.
+double Expansion(int64_t matrix_elements, const Operand& source) {
+  const int64_t n = Elements(source);
+  return n > 0 ? std::max(1.0, static_cast<double>(matrix_elements) / static_cast<double>(n)) : 1.0;
+}
+
+// NC1HWC0 spatial extent N*H*W.
+int64_t Pixels(const Operand& op) { return op.shape[0] * op.shape[2] * op.shape[3]; }
+
+Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
+  CubeShape s;
+  if (op == "Conv2D") {
+    const Operand* w = FindFormat(k.inputs, "FracZ", 4);
+    if (!w) return Bad("Conv2D needs a FracZ weight input", nullptr);
+    const Operand* y = FindFormat(k.outputs, "NC1HWC0", 5);
+    if (!y) return Bad("Conv2D needs an NC1HWC0 output", nullptr);
+    s.m = Pixels(*y);                 // output pixels
+    s.k = w->shape[0] * w->shape[3];  // C1 * kh * kw * C0
+    s.n = w->shape[1] * w->shape[2];  // Cout
+    // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
+    s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
+  } else if (op == "Conv2DBackpropInput") {
+    // dx = dy * W^T, computed over dx's pixels (a strided forward dilates dy first).
+    const Operand* w = FindFormat(k.inputs, "FracZ", 4);
+    const Operand* dx = FindFormat(k.outputs, "NC1HWC0", 5);
+    if (!w || !dx) return Bad("Conv2DBackpropInput needs a FracZ weight and an NC1HWC0 output", nullptr);
+    s.m = Pixels(*dx);
+    s.n = dx->shape[1] * dx->shape[4];
+    s.k = w->shape[0] * w->shape[3] * w->shape[1] * w->shape[2] / std::max<int64_t>(s.n, 1);
+    s.a_expand = Expansion(s.m * s.k, k.inputs[0]);  // dy, dilated and unfolded on chip
+  } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
+    const Operand* dw = FindFormat(k.outputs, "FracZ", 4);
+    if (!dw) return Bad(fmt::format("{} needs a FracZ weight-gradient output", op), nullptr);
+    int64_t pixels = 0;
+    for (const Operand& in : k.inputs) {
+      if (in.format != "NC1HWC0" || in.shape.size() != 5 || Pixels(in) <= 1) continue;
+      pixels = pixels == 0 ? Pixels(in) : std::min(pixels, Pixels(in));
+    }
+    if (pixels == 0) return Bad(fmt::format("{} needs NC1HWC0 activation inputs", op), nullptr);
+    s.m = dw->shape[1] * dw->shape[2];
+    s.n = dw->shape[0] * dw->shape[3];
+    s.k = pixels;
+    // B is the im2col of x (the largest activation input), unfolded on chip.
+    const Operand* x = nullptr;
+    for (const Operand& in : k.inputs) {
+      if (in.format == "NC1HWC0" && in.shape.size() == 5 && (!x || Elements(in) > Elements(*x))) x = &in;
+    }
+    s.b_expand = Expansion(s.n * s.k, *x);
+  }
+  return s;
+}
+
+}  // namespace
+
+bool IsCubeOp(std::string_view t) {
+  return t == "MatMul" || t == "MatMulV2" || t == "BatchMatMul" || t == "BatchMatMulV2" || t == "Conv2D" ||
+         t == "Conv2DBackpropInput" || t == "Conv2DBackpropFilter" || t == "FusedDbnDw";
+}
+
+Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
+                                    const target::Target& target) {
+  Expected<CubeShape> shape = cube_op.substr(0, 4) == "Conv" || cube_op == "FusedDbnDw"
+                                  ? ConvShape(cube_op, kernel)
+                                  : MatMulShape(kernel);
+  if (!shape.ok()) return shape;
+  CubeShape s = *shape;
+  // Element sizes as stored: the cube's loads and stores move the operands' bytes.
+  const auto item = [](const Operand& op) {
+    const int64_t n = Elements(op);
+    return n > 0 ? std::max<int64_t>(1, StoredBytes(op, 1, true) / n) : ItemSize(op.dtype);
+  };
+  if (!kernel.inputs.empty()) s.in_bytes = item(kernel.inputs[0]);
+  // L0C holds fp32 sums; FixPipe writes C in its labelled type (fp16 or fp32).
+  if (!kernel.outputs.empty()) s.out_bytes = ItemSize(kernel.outputs[0].dtype);
+  // A matmul the graph keeps in fp32 (A and C labelled float32) has no fp32 cube on a target
+  // whose cube takes fp16 / int8 only: it runs as several fp16 passes (kernel.fp32_matmul_passes).
+  // Convolutions have fp16 kernels only, so their float32 labels are the graph's (docs/perf.md).
+  const bool matmul = cube_op.find("MatMul") != std::string_view::npos;
+  if (matmul && target.kernel && !kernel.inputs.empty() && !kernel.outputs.empty() &&
+      kernel.inputs[0].dtype == "float32" && kernel.outputs[0].dtype == "float32") {
+    s.passes = std::max(1.0, target.kernel->fp32_matmul_passes.value);
+  }
+  if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("{}: non-positive matrix view {}x{}x{}x{}", cube_op, s.batch, s.m, s.n, s.k));
+  }
+  // Pad to the fractal [m, k, n] of the cube input type (16x16x16 fp16, 16x32x16 int8).
+  const auto f = target.layout.fractal.find(s.in_dtype);
+  if (f != target.layout.fractal.end()) {
+    s.m = RoundUp(s.m, f->second.value[0]);
+    s.k = RoundUp(s.k, f->second.value[1]);
+    s.n = RoundUp(s.n, f->second.value[2]);
+  }
+  return s;
+}
+
+CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) {
+  CubeTimes t;
+  const double clock = target.compute.clock.value;
+  const auto rate = target.compute.cube.find(s.in_dtype);
+  const double macs_per_cycle = rate != target.compute.cube.end() ? rate->second.macs_per_cycle.value : 0;
+  const int64_t in_bytes = s.in_bytes;
+  const int64_t out_bytes = s.out_bytes;
+  // One core's output tile fills L0C with fp32 (int32) partial sums: 128 KiB -> 128 x 256.
+  const int64_t l0c = target.buffers.l0c ? target.buffers.l0c->value : 128 * 1024;
+  const int64_t tile_m = std::max<int64_t>(16, RoundUp(static_cast<int64_t>(std::sqrt(l0c / 4 / 2.0)), 16));
+  const int64_t tile_n = std::max<int64_t>(16, l0c / 4 / tile_m / 16 * 16);
+  const int64_t tiles = s.batch * ((s.m + tile_m - 1) / tile_m) * ((s.n + tile_n - 1) / tile_n);
+  const int n = std::max(cores, 1);
+  // Fewer tiles than cores: k is split over the idle cores (partial sums added atomically), down
+  // to k chunks of 4 fractals.
+  int64_t k_split = 1;
+  if (tiles < n) k_split = std::clamp<int64_t>(n / tiles, 1, std::max<int64_t>(1, s.k / 64));
+  const int64_t units = tiles * k_split;
+  const int64_t waves = (units + n - 1) / n;  // the busiest core's units: the tail effect
+  const double macs = static_cast<double>(s.batch) * s.m * s.n * s.k;
+  const double unit_macs = macs / static_cast<double>(units);
+  if (macs_per_cycle > 0)
+    t.compute = s.passes * static_cast<double>(waves) * unit_macs / (macs_per_cycle * clock);
+
+  // Operand traffic of the busiest core, wave by wave: each unit loads its A rows and B columns
+  // over its k chunk. The tiles of one wave run in lock-step over k and share row and column
+  // panels: a wave laid out as an r x c grid of tiles reads (r tm + c tn) k distinct bytes from
+  // HBM (GM -> L1, split over the cores); every other byte it loads is a re-read that L2 serves
+  // (L2 -> L1). When A and B fit in L2 together, only the first wave reads HBM.
+  const double um = std::min<double>(tile_m, s.m), un = std::min<double>(tile_n, s.n);
+  const double uk = static_cast<double>(s.k) / static_cast<double>(k_split);
+  const int64_t m_tiles = (s.m + tile_m - 1) / tile_m, n_tiles = (s.n + tile_n - 1) / tile_n;
+  const int64_t active = std::min<int64_t>(units, n);
+  const int64_t r = std::min<int64_t>(m_tiles, static_cast<int64_t>(std::ceil(std::sqrt(active))));
+  const int64_t cgrid = std::min<int64_t>(n_tiles, (active + r - 1) / r);
+  const double am = 1.0 / s.a_expand, bn = 1.0 / s.b_expand;  // bytes read per matrix element
+  const double unique = static_cast<double>(s.batch) * (s.m * am + s.n * bn) * s.k * in_bytes;
+  const double per_core_wave = (um * am + un * bn) * uk * in_bytes;
+  const double distinct_wave =
+      std::min(unique, (r * um * am + cgrid * un * bn) * uk * in_bytes *
+                           std::max<int64_t>(1, active / std::max<int64_t>(1, r * cgrid)));
+  const bool fits_l2 = target.buffers.l2 && unique <= static_cast<double>(target.buffers.l2->value);
+  const double hbm_waves = fits_l2 ? 1.0 : static_cast<double>(waves);
+  if (target.datapath) {
+    const double first_pc = std::min(per_core_wave, distinct_wave / static_cast<double>(active));
+    const double gm = target.datapath->gm_to_l1.value * clock, l2 = target.datapath->l2_to_l1.value * clock;
+    t.load =
+        hbm_waves * first_pc / gm + (static_cast<double>(waves) * per_core_wave - hbm_waves * first_pc) / l2;
+    t.load = std::max(t.load, hbm_waves * distinct_wave / target.memory.bandwidth.value);
+    const double out = static_cast<double>(s.batch) * s.m * s.n * out_bytes * k_split;
+    t.store = out / static_cast<double>(active) / (target.datapath->l0c_to_gm.value * clock);
+  }
+  t.operand_bytes = static_cast<int64_t>(unique) + s.batch * s.m * s.n * out_bytes;
+  return t;
+}
+
+}  // namespace npugap::analysis::perf::internal

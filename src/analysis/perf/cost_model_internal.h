@@ -1,0 +1,80 @@
+// Pieces of the per-kernel cost model shared by its kernel classes (cost_model_*.cc). Each class
+// turns a kernel into the work of its pipes; PredictKernel (cost_model.cc) overlaps them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "npugap/analysis/perf/kernel.h"
+#include "npugap/target/target.h"
+
+namespace npugap::analysis::perf::internal {
+
+// Bytes of one element of a CSV / CANN dtype name. Unknown names (the source's placeholder
+// "number_type_begin" on scalars) count as 4 bytes.
+int64_t ItemSize(std::string_view dtype);
+int64_t Elements(const Operand& op);
+// Bytes as stored, rounded up to the 32 B UB block. On the cube side (the operands of a kernel
+// with a cube part) a float32 label in a fractal format whose last dim is 16 is stored as fp16:
+// C0 = 32 B / itemsize, and the cube reads fp16 (docs/perf.md). Vector kernels move their labels.
+int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
+
+// How a non-cube op is costed.
+enum class VectorClass : uint8_t {
+  kElementwise,  // every element read, computed, written
+  kMove,         // data movement only (no arithmetic): TransData, Transpose, Concat, ...
+  kGatherLike,   // reads only what it writes (Gather, StridedSlice): input bytes = output bytes
+  kLatency,      // fixed cost only (status registers, atomic workspace clean)
+};
+struct VectorRule {
+  VectorClass cls = VectorClass::kElementwise;
+  double ops_per_element = 1;  // vector instructions per element of the largest operand
+};
+// The rule for one non-cube op type (a FusionOp part or a whole kernel), or nullopt if unknown.
+std::optional<VectorRule> FindVectorRule(std::string_view op_type);
+
+// Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
+bool IsCubeOp(std::string_view op_type);
+
+// Matrix view of a cube kernel, padded to the fractal: batch x (m x k) . (k x n).
+struct CubeShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  std::string in_dtype = "fp16";      // the cube input type the rate is taken for
+  int64_t in_bytes = 2;               // bytes per element of A and B as stored (StoredBytes)
+  int64_t out_bytes = 2;              // bytes per element of C as stored
+  double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
+  double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
+};
+// Derives the matrix view from the operands; an error names the operand that did not fit.
+Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
+                                    const target::Target& target);
+
+// Seconds spent by the cube pipe and by the cube's own loads and stores, on `cores` cores.
+struct CubeTimes {
+  double compute = 0;         // cube MACs of the busiest core / per-core rate
+  double load = 0;            // GM -> L1 (first reads) and L2 -> L1 (re-reads) of the busiest core
+  double store = 0;           // L0C -> GM of the busiest core (split-K writes every partial sum)
+  int64_t operand_bytes = 0;  // unique bytes of A, B and C, for the HBM bound
+};
+CubeTimes CubeTime(const CubeShape& shape, int cores, const target::Target& target);
+
+// Seconds of the vector / MTE pipes for moving `in_bytes` / `out_bytes` over `cores` cores.
+struct MoveTimes {
+  double load = 0, store = 0, hbm = 0;
+};
+MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target::Target& target);
+
+// Seconds of vector arithmetic: `elements` x `ops` over cores x lanes of `dtype`.
+double VectorTime(int64_t elements, double ops, std::string_view dtype, int cores,
+                  const target::Target& target);
+
+// A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
+KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);
+
+// The part names of a kernel type: "FusionOp_A_B" -> {A, B}; anything else -> {itself}.
+std::vector<std::string_view> KernelParts(std::string_view op_type);
+
+}  // namespace npugap::analysis::perf::internal

@@ -1,0 +1,79 @@
+// Bytes as stored on the device and the time of moving them: the memory side of the cost model
+// for every kernel class (docs/perf.md, "Memory").
+#include <algorithm>
+#include <cmath>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf::internal {
+
+int64_t ItemSize(std::string_view dtype) {
+  struct Size {
+    std::string_view name;
+    int64_t bytes;
+  };
+  static constexpr Size kSizes[] = {
+      {"float16", 2}, {"float32", 4}, {"float", 4}, {"bfloat16", 2}, {"float64", 8}, {"double", 8},
+      {"int8", 1},    {"uint8", 1},   {"int16", 2}, {"uint16", 2},   {"int32", 4},   {"uint32", 4},
+      {"int64", 8},   {"uint64", 8},  {"bool", 1},  {"fp16", 2},     {"fp32", 4},    {"bf16", 2},
+  };
+  for (const Size& s : kSizes) {
+    if (s.name == dtype) return s.bytes;
+  }
+  return 4;
+}
+
+int64_t Elements(const Operand& op) {
+  int64_t n = 1;
+  for (int64_t d : op.shape) n *= std::max<int64_t>(d, 0);
+  return n;
+}
+
+namespace {
+bool IsFractalFormat(std::string_view f) {
+  return f == "NC1HWC0" || f == "FracZ" || f == "FRACTAL_Z" || f == "FRACTAL_NZ" || f == "NDC1HWC0" ||
+         f == "FRACTAL_Z_3D" || f == "C1HWNCoC0";
+}
+}  // namespace
+
+int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
+  int64_t item = ItemSize(op.dtype);
+  // C0 (and the NZ last-dim block) is 32 B / itemsize: a 16-element block of a 4-byte label is
+  // the fp16 storage the 910 cube reads (ascend-facts §2.2, torch_npu FormatHelper treats fp32 as 2 B).
+  if (cube_side && item == 4 && IsFractalFormat(op.format) && !op.shape.empty() && op.shape.back() == 16 &&
+      (op.dtype == "float32" || op.dtype == "float")) {
+    item = 2;
+  }
+  const int64_t bytes = Elements(op) * item;
+  const int64_t block = std::max<int64_t>(ub_block, 1);
+  return (bytes + block - 1) / block * block;
+}
+
+MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target::Target& target) {
+  MoveTimes t;
+  const double clock = target.compute.clock.value;
+  const double n = std::max(cores, 1);
+  // Each core's MTE2 (GM -> UB) and MTE3 (UB -> GM) run in parallel; all cores share the HBM.
+  if (target.datapath) {
+    t.load = static_cast<double>(in_bytes) / n / (target.datapath->gm_to_ub.value * clock);
+    t.store = static_cast<double>(out_bytes) / n / (target.datapath->ub_to_gm.value * clock);
+  }
+  t.hbm = static_cast<double>(in_bytes + out_bytes) / target.memory.bandwidth.value;
+  return t;
+}
+
+std::vector<std::string_view> KernelParts(std::string_view op_type) {
+  constexpr std::string_view kPrefix = "FusionOp_";
+  if (op_type.substr(0, kPrefix.size()) != kPrefix) return {op_type};
+  std::vector<std::string_view> parts;
+  std::string_view rest = op_type.substr(kPrefix.size());
+  while (!rest.empty()) {
+    const size_t cut = rest.find('_');
+    parts.push_back(rest.substr(0, cut));
+    if (cut == std::string_view::npos) break;
+    rest = rest.substr(cut + 1);
+  }
+  return parts;
+}
+
+}  // namespace npugap::analysis::perf::internal

@@ -1,0 +1,192 @@
+// Pass 4: the dtype each kernel computes in, from the precision mode (ascend-facts §3.1-3.3), and
+// the Cast kernels where a value reaches a consumer in another dtype. npugap's precision plan
+// (analysis/precision/plan.h) is not used yet: it had not landed when this pass was written, so
+// the modes' blanket rules are applied here per op class (cube / vector / black list).
+//
+// Weights of an inference model are converted by ATC at build time (no kernel); a training step
+// casts its fp32 master weights every iteration (the Cast kernels of the calibration data).
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+#include "lower_graph.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+enum class Mode { kForceFp16, kAllowFp32ToFp16, kMixed, kOrigin, kForceFp32 };
+
+struct ModeName {
+  std::string_view name;
+  Mode mode;
+  bool bf16;
+};
+constexpr ModeName kModes[] = {
+    {"force_fp16", Mode::kForceFp16, false},
+    {"fp16", Mode::kForceFp16, false},
+    {"allow_fp32_to_fp16", Mode::kAllowFp32ToFp16, false},
+    {"allow_mix_precision", Mode::kMixed, false},
+    {"allow_mix_precision_fp16", Mode::kMixed, false},
+    {"mixed_float16", Mode::kMixed, false},
+    {"allow_mix_precision_bf16", Mode::kMixed, true},
+    {"mixed_bfloat16", Mode::kMixed, true},
+    {"must_keep_origin_dtype", Mode::kOrigin, false},
+    {"origin", Mode::kOrigin, false},
+    {"force_fp32", Mode::kForceFp32, false},
+    {"cube_fp16in_fp32out", Mode::kForceFp32, false},
+};
+
+// Ops mixed precision keeps in fp32 (numerically sensitive reductions, normalisation, loss and
+// optimizer), assumed from what the ops compute. BatchNorm's kernels are not listed: they read
+// the fp16 convolution output and keep fp32 statistics inside the fused kernel, as the
+// calibration's FusionOp_Conv2D_BNTrainingReduce / BNTrainingUpdate records show.
+constexpr std::string_view kBlack[] = {"Softmax",
+                                       "LogSoftmax",
+                                       "SoftmaxGradExt",
+                                       "LogSoftmaxGrad",
+                                       "LayerNorm",
+                                       "LayerNormXBackpropV2",
+                                       "LayerNormBetaGammaBackpropV2",
+                                       "ReduceSum",
+                                       "ReduceMean",
+                                       "SoftmaxCrossEntropyWithLogits",
+                                       "Exp",
+                                       "Log",
+                                       "Pow"};
+
+bool IsBlack(const std::string& t) {
+  return std::find(std::begin(kBlack), std::end(kBlack), t) != std::end(kBlack);
+}
+
+const ModeName* FindMode(const std::string& name) {
+  for (const ModeName& m : kModes) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> LowerPrecisionModes() {
+  std::vector<std::string> out;
+  for (const ModeName& m : kModes) out.emplace_back(m.name);
+  return out;
+}
+
+bool IsLowerPrecisionMode(const std::string& name) { return FindMode(name) != nullptr; }
+
+std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string& precision_mode, bool train,
+                                   int64_t* casts) {
+  const ModeName* m = FindMode(precision_mode);
+  const Mode mode = m ? m->mode : Mode::kForceFp16;
+  const ir::DType low = m && m->bf16 ? ir::DType::kBFloat16 : ir::DType::kFloat16;
+  std::unordered_map<int, ir::DType> current;  // value id -> dtype it is stored in
+  std::map<std::pair<int, ir::DType>, int> cast_of;
+  int next_id = internal::NextFreeId(ops);
+  int64_t inserted = 0;
+  std::vector<DeviceOp> out;
+  out.reserve(ops.size() * 2);
+  for (DeviceOp& op : ops) {
+    // The float dtype this op computes in.
+    ir::DType first = ir::DType::kFloat32;
+    for (const OpTensor& t : op.inputs) {
+      if (ir::IsFloatingPoint(t.dtype)) {
+        auto it = current.find(t.value);
+        first = it != current.end() ? it->second : t.dtype;
+        break;
+      }
+    }
+    ir::DType compute = first;
+    const bool cube = op.category == Category::kCube;
+    const bool optimizer = op.phase == Phase::kOptimizer;
+    switch (mode) {
+      case Mode::kForceFp16:
+        compute = optimizer ? ir::DType::kFloat32 : low;
+        break;
+      case Mode::kAllowFp32ToFp16:
+        compute = cube ? low : first;
+        break;
+      case Mode::kMixed:
+        // Training keeps activations stored in their graph dtype and the cube converts on load, as
+        // the MindSpore mixed-precision steps in shared/calibration/ascend910 label them (fp32
+        // NC1HWC0 / FRACTAL_NZ activations between fused cube and vector kernels, Casts only for
+        // fp16-stored parameters).
+        if (train) {
+          compute = IsBlack(op.op_type) || optimizer ? ir::DType::kFloat32 : first;
+        } else {
+          compute = cube ? low : (IsBlack(op.op_type) || optimizer ? ir::DType::kFloat32 : first);
+        }
+        break;
+      case Mode::kOrigin:
+        compute = first;
+        break;
+      case Mode::kForceFp32:
+        compute = cube ? low : ir::DType::kFloat32;
+        break;
+    }
+    if (op.op_type == "Cast" && !op.outputs.empty())
+      compute = op.outputs[0].dtype;  // a model Cast keeps its target
+    for (OpTensor& t : op.inputs) {
+      if (!ir::IsFloatingPoint(t.dtype) || op.op_type == "Cast") {
+        if (auto it = current.find(t.value); it != current.end()) t.dtype = it->second;
+        continue;
+      }
+      auto it = current.find(t.value);
+      const ir::DType have = it != current.end() ? it->second : t.dtype;
+      // Optimizer kernels read fp16 gradients next to fp32 master weights and states as they
+      // are; side tensors no kernel writes (BN statistics, labels) are stored as they are read.
+      if (optimizer || (it == current.end() && !t.weight && t.value < 0)) continue;
+      // Vector kernels read tensors no kernel writes (BN running statistics, masks, biases) in
+      // the dtype they are stored in.
+      if (it == current.end() && !cube) continue;
+      if (have == compute) {
+        t.dtype = compute;
+        continue;
+      }
+      if (t.weight && !train) {  // converted offline by ATC
+        t.dtype = compute;
+        continue;
+      }
+      // Vector kernels read their parameters (BN scale / offset, LayerNorm gamma / beta, biases)
+      // in the dtype they are stored in: no per-step Cast (the calibration's BN kernels).
+      if (t.weight && !cube) continue;
+      auto key = std::make_pair(t.value, compute);
+      auto c = cast_of.find(key);
+      if (c == cast_of.end()) {
+        DeviceOp cast;
+        cast.op_type = "Cast";
+        cast.name = op.name + "/cast";
+        cast.category = Category::kTransDataCast;
+        cast.phase = op.phase;
+        OpTensor in = t;
+        in.dtype = have;
+        OpTensor o = t;
+        o.dtype = compute;
+        o.value = next_id--;
+        o.weight = false;
+        cast.inputs = {in};
+        cast.outputs = {o};
+        c = cast_of.emplace(key, o.value).first;
+        current[o.value] = compute;
+        out.push_back(std::move(cast));
+        ++inserted;
+      }
+      t.value = c->second;
+      t.weight = false;
+      t.dtype = compute;
+    }
+    for (OpTensor& t : op.outputs) {
+      if (ir::IsFloatingPoint(t.dtype)) {
+        // cube_fp16in_fp32out: fp16 operands, fp32 result.
+        t.dtype = mode == Mode::kForceFp32 && cube ? ir::DType::kFloat32 : compute;
+      }
+      current[t.value] = t.dtype;
+    }
+    out.push_back(std::move(op));
+  }
+  if (casts) *casts = inserted;
+  return out;
+}
+
+}  // namespace npugap::analysis::perf

@@ -1,0 +1,219 @@
+// Pass 6: device formats (ascend-facts §2.2). Convolution chains run in NC1HWC0 (5HD) with
+// FRACTAL_Z weights, matmuls read and write FRACTAL_NZ, format-agnostic vector ops (elementwise,
+// LayerNorm, Softmax, dropout, transposes) take the format their input arrives in, and everything
+// else is ND. Wherever a value reaches a consumer in another format a TransData kernel converts
+// it, once per (value, format). Constant weights of an inference model are converted by ATC at
+// build time; training weights live in the format of their first consumer (FRACTAL_Z for
+// convolutions, as in the ResNet-50 calibration) or in ND (matmul weights, converted each step
+// as in the BERT calibration).
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+#include "lower_graph.h"
+#include "npugap/analysis/memory/layout.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+enum class Family { kConv, kMatMul, kFollow, kNd };
+
+bool StartsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool Contains(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
+
+Family FamilyOf(const DeviceOp& op) {
+  const std::string& t = op.op_type;
+  if (op.aicpu) return Family::kNd;
+  if (op.phase == Phase::kOptimizer) return Family::kFollow;  // updates run where the weight lives
+  if (Contains(t, "Conv2D") || Contains(t, "BNTraining") || Contains(t, "BNInference") || t == "FusedDbnDw" ||
+      Contains(t, "MaxPool") || Contains(t, "AvgPool") || StartsWith(t, "ReluGradV2") || t == "ReluV2") {
+    return Family::kConv;
+  }
+  if (Contains(t, "MatMul")) return Family::kMatMul;
+  if (internal::IsElementwise(t) || StartsWith(t, "FusionOp_") || StartsWith(t, "LayerNorm") ||
+      StartsWith(t, "Softmax") || StartsWith(t, "Reduce") || t == "DropoutDoMask" ||
+      t == "ConfusionTransposeD" || t == "Cast" || t == "AddN" || Contains(t, "Grad") || t == "BiasAddGrad") {
+    return Family::kFollow;
+  }
+  return Family::kNd;
+}
+
+// The operand of a convolution kernel that is its filter (after a Cast it is no longer marked
+// as a weight): input 1 of a forward convolution, input 0 of the input gradient.
+bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
+  if (Contains(op.op_type, "Conv2DBackpropInput")) return slot == 0;
+  if (Contains(op.op_type, "Conv2DBackpropFilter") || op.op_type == "FusedDbnDw") return false;
+  if (StartsWith(op.op_type, "Conv2D") || StartsWith(op.op_type, "FusionOp_Conv2D")) return slot == 1;
+  return t.weight;
+}
+
+// The format a conv-family op wants for one operand.
+Format ConvFormat(const OpTensor& t, bool weight_slot) {
+  if (t.shape.size() != 4) return Format::kNd;
+  return weight_slot ? Format::kFractalZ : Format::kNc1hwc0;
+}
+
+struct Placed {
+  Format format = Format::kNd;
+  ir::Shape shape;  // logical shape as it was produced
+};
+
+}  // namespace
+
+std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Target& target,
+                                    int64_t* transdata) {
+  // A reference target (cpu-dev, h200) has no NPU layouts: its convolutions still run in a
+  // 16-channel blocked layout (oneDNN's nChw16c / OIhw16i16o, which npugap's own executor uses),
+  // described with the same NC1HWC0 / FRACTAL_Z records so the cost model can read their shapes;
+  // matmuls stay row-major (ND) and no TransData is counted: the frameworks reorder inside their
+  // kernels.
+  const bool npu = memory::C0For(target, ir::DType::kFloat16) > 0;
+  const bool training =
+      std::any_of(ops.begin(), ops.end(), [](const DeviceOp& o) { return o.phase != Phase::kForward; });
+  std::unordered_map<int, Placed> where;
+  // Home format of training weights: 4-D weights are convolution filters and live in FRACTAL_Z.
+  for (const DeviceOp& op : ops) {
+    for (const OpTensor& t : op.inputs) {
+      if (t.weight && t.shape.size() == 4 && !where.count(t.value))
+        where[t.value] = {Format::kFractalZ, t.shape};
+    }
+  }
+  std::map<std::pair<int, Format>, int> converted;
+  int next_id = internal::NextFreeId(ops);
+  int64_t inserted = 0;
+  std::vector<DeviceOp> out;
+  out.reserve(ops.size() * 2);
+  for (DeviceOp& op : ops) {
+    const Family family = FamilyOf(op);
+    // Follow ops take the format of their first operand of rank >= 2 if every such operand can be
+    // read in it (same last dims for NZ, same channels for 5HD); else ND.
+    Format follow = Format::kNd;
+    if (family == Family::kFollow && !op.inputs.empty()) {
+      auto it = where.find(op.inputs[0].value);
+      const Format f = it != where.end() ? it->second.format : Format::kNd;
+      bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ;
+      for (const OpTensor& t : op.inputs) {
+        if (t.shape.size() < 2) continue;
+        if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
+        if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
+        if (f == Format::kFractalZ && t.shape != op.inputs[0].shape) ok = false;
+      }
+      if (op.inputs[0].shape.size() < 2) ok = false;
+      follow = ok ? f : Format::kNd;
+    }
+    auto wanted = [&](const OpTensor& t, size_t slot) {
+      switch (family) {
+        case Family::kConv:
+          return ConvFormat(t, IsFilterSlot(op, t, slot));
+        case Family::kMatMul:
+          return t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
+        case Family::kFollow:
+          return t.shape.size() >= 2 ? follow : Format::kNd;
+        case Family::kNd:
+          return Format::kNd;
+      }
+      return Format::kNd;
+    };
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      OpTensor& t = op.inputs[i];
+      const Format want = wanted(t, i);
+      auto it = where.find(t.value);
+      // Side tensors no kernel writes (optimizer states, BN statistics, labels) are allocated in
+      // the format their reader wants.
+      if (it == where.end() && t.value < 0) {
+        t.format = want;
+        where[t.value] = {want, t.shape};
+        continue;
+      }
+      const Placed have = it != where.end() ? it->second : Placed{Format::kNd, t.shape};
+      if (have.format == want || (t.weight && !training) || !npu) {
+        t.format = want;
+        continue;
+      }
+      auto key = std::make_pair(t.value, want);
+      auto c = converted.find(key);
+      if (c == converted.end()) {
+        DeviceOp td;
+        td.op_type = "TransData";
+        td.name = op.name + "/transdata";
+        td.category = Category::kTransDataCast;
+        td.phase = op.phase;
+        OpTensor in = t;
+        in.format = have.format;
+        in.shape = have.shape;
+        OpTensor o = t;
+        o.format = want;
+        o.value = next_id--;
+        o.weight = false;
+        td.inputs = {in};
+        td.outputs = {o};
+        td.layout_fixed = true;
+        where[o.value] = {want, o.shape};
+        c = converted.emplace(key, o.value).first;
+        out.push_back(std::move(td));
+        ++inserted;
+      }
+      t.value = c->second;
+      t.weight = false;
+      t.format = want;
+    }
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+      OpTensor& t = op.outputs[i];
+      Format f = Format::kNd;
+      switch (family) {
+        case Family::kConv:
+          f = ConvFormat(
+              t, StartsWith(op.op_type, "Conv2DBackpropFilter") || (op.op_type == "FusedDbnDw" && i == 1));
+          break;
+        case Family::kMatMul:
+          f = t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
+          break;
+        case Family::kFollow:
+          f = t.shape.size() >= 2 ? follow : Format::kNd;
+          break;
+        case Family::kNd:
+          f = Format::kNd;
+          break;
+      }
+      t.format = f;
+      where[t.value] = {f, t.shape};
+    }
+    out.push_back(std::move(op));
+  }
+  if (transdata) *transdata = inserted;
+  return out;
+}
+
+ir::Shape DeviceShape(const ir::Shape& s, ir::DType dtype, Format format, const target::Target& target) {
+  int64_t c0 = memory::C0For(target, dtype == ir::DType::kFloat32 ? ir::DType::kFloat16 : dtype);
+  int64_t rows = memory::FractalRowsFor(target, ir::DType::kFloat16);
+  if (c0 <= 0 || rows <= 0) {
+    if (format == Format::kNd) return s;
+    c0 = rows = 16;  // the blocked layout of a reference target (see AssignLayouts)
+  }
+  auto up = [](int64_t v, int64_t m) { return (v + m - 1) / m; };
+  switch (format) {
+    case Format::kNd:
+      return s;
+    case Format::kNc1hwc0:
+      if (s.size() == 4) return {s[0], up(s[1], c0), s[2], s[3], c0};
+      if (s.size() == 1) return {1, up(s[0], c0), 1, 1, c0};
+      return s;
+    case Format::kFractalZ:
+      if (s.size() == 4) return {up(s[1], c0) * s[2] * s[3], up(s[0], rows), rows, c0};
+      return s;
+    case Format::kFractalNz: {
+      if (s.size() < 2) return s;
+      ir::Shape out(s.begin(), s.end() - 2);
+      out.push_back(up(s.back(), c0));
+      out.push_back(up(s[s.size() - 2], rows));
+      out.push_back(rows);
+      out.push_back(c0);
+      return out;
+    }
+  }
+  return s;
+}
+
+}  // namespace npugap::analysis::perf

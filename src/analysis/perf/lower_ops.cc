@@ -1,0 +1,209 @@
+// Pass 1 of the lowering: every ir node becomes one device op named by its CANN kernel type, or
+// none at all. ATC folds constants (an op whose inputs are all known before running) and turns
+// views (Reshape, Flatten, Squeeze, ...) into address aliases, so those produce no kernel; their
+// consumers read the viewed value directly.
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "npugap/analysis/perf/lower.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+// How an ONNX op lowers. `train_type` replaces `type` when training (ReLU keeps a mask for its
+// backward as ReluV2, MaxPool keeps argmax). Names follow the CANN kernels seen in
+// shared/calibration/ascend910 where the op appears there, else the CANN op of the same name.
+struct OpRule {
+  std::string_view onnx;
+  std::string_view type;
+  std::string_view train_type;
+  Category category;
+};
+
+constexpr OpRule kRules[] = {
+    {"Conv", "Conv2D", "", Category::kCube},
+    {"ConvTranspose", "Conv2DTranspose", "", Category::kCube},
+    {"Gemm", "MatMul", "", Category::kCube},
+    {"MatMul", "MatMul", "", Category::kCube},  // BatchMatMul when both operands are activations
+    {"BatchNormalization", "BNInference", "BNTrainingUpdate", Category::kVector},
+    {"LayerNormalization", "LayerNorm", "", Category::kVector},
+    {"InstanceNormalization", "InstanceNorm", "", Category::kVector},
+    {"Softmax", "Softmax", "", Category::kVector},
+    {"LogSoftmax", "LogSoftmax", "", Category::kVector},
+    {"Relu", "Relu", "ReluV2", Category::kVector},
+    {"LeakyRelu", "LeakyRelu", "", Category::kVector},
+    {"Sigmoid", "Sigmoid", "", Category::kVector},
+    {"HardSigmoid", "HardSigmoid", "", Category::kVector},
+    {"HardSwish", "HardSwish", "", Category::kVector},
+    {"Tanh", "Tanh", "", Category::kVector},
+    {"Gelu", "GeLU", "", Category::kVector},
+    {"Erf", "Erf", "", Category::kVector},
+    {"Clip", "ClipByValue", "", Category::kVector},  // ReLU6 in mobilenets
+    {"Elu", "Elu", "", Category::kVector},
+    {"Softplus", "Softplus", "", Category::kVector},
+    {"Add", "Add", "", Category::kVector},
+    {"Sub", "Sub", "", Category::kVector},
+    {"Mul", "Mul", "", Category::kVector},
+    {"Div", "RealDiv", "", Category::kVector},
+    {"Pow", "Pow", "", Category::kVector},
+    {"Sqrt", "Sqrt", "", Category::kVector},
+    {"Reciprocal", "Reciprocal", "", Category::kVector},
+    {"Exp", "Exp", "", Category::kVector},
+    {"Log", "Log", "", Category::kVector},
+    {"Neg", "Neg", "", Category::kVector},
+    {"Abs", "Abs", "", Category::kVector},
+    {"Max", "Maximum", "", Category::kVector},
+    {"Min", "Minimum", "", Category::kVector},
+    {"Where", "Select", "", Category::kVector},
+    {"Equal", "Equal", "", Category::kVector},
+    {"Less", "Less", "", Category::kVector},
+    {"Greater", "Greater", "", Category::kVector},
+    {"Not", "LogicalNot", "", Category::kVector},
+    {"Cast", "Cast", "", Category::kTransDataCast},
+    {"MaxPool", "MaxPool", "MaxPoolWithArgmax", Category::kVector},
+    {"AveragePool", "AvgPool", "", Category::kVector},
+    {"GlobalAveragePool", "ReduceMean", "", Category::kVector},
+    {"GlobalMaxPool", "ReduceMax", "", Category::kVector},
+    {"ReduceMean", "ReduceMean", "", Category::kVector},
+    {"ReduceSum", "ReduceSum", "", Category::kVector},
+    {"ReduceMax", "ReduceMax", "", Category::kVector},
+    {"Transpose", "TransposeD", "", Category::kVector},
+    {"Concat", "ConcatD", "", Category::kVector},
+    {"Split", "SplitD", "", Category::kVector},
+    {"Slice", "StridedSlice", "", Category::kVector},
+    {"Gather", "Gather", "", Category::kVector},
+    {"Expand", "BroadcastTo", "", Category::kVector},
+    {"Tile", "Tile", "", Category::kVector},
+    {"Pad", "PadD", "", Category::kVector},
+    {"Resize", "ResizeBilinearV2", "", Category::kVector},
+    {"Dropout", "DropoutDoMask", "DropoutDoMask", Category::kVector},
+    {"TopK", "TopK", "", Category::kVector},
+    {"ArgMax", "ArgMaxD", "", Category::kVector},
+    {"CumSum", "Cumsum", "", Category::kVector},
+    {"NonZero", "NonZero", "", Category::kAiCpu},
+};
+
+// Ops that only re-describe their first input (no data movement after ATC).
+constexpr std::string_view kViews[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+// Ops whose outputs are known before running once shapes are static.
+constexpr std::string_view kShapeOps[] = {"Shape", "Size", "Constant", "ConstantOfShape", "Range", "EyeLike"};
+
+bool IsOneOf(std::string_view op, const auto& list) {
+  return std::find(std::begin(list), std::end(list), op) != std::end(list);
+}
+
+const OpRule* FindRule(std::string_view onnx) {
+  for (const OpRule& r : kRules) {
+    if (r.onnx == onnx) return &r;
+  }
+  return nullptr;
+}
+
+// Trainable parameters: float initializers of more than one element, except BatchNorm's running
+// statistics (inputs 3 and 4), which the optimizer does not update.
+bool IsParameter(const ir::Graph& g, const ir::Node& node, size_t input) {
+  const int v = node.inputs[input];
+  if (v < 0 || !g.values[static_cast<size_t>(v)].is_initializer) return false;
+  if (!ir::IsFloatingPoint(g.values[static_cast<size_t>(v)].type.dtype)) return false;
+  if (node.op_type == "BatchNormalization" && input >= 3) return false;
+  const ir::Tensor* t = g.Initializer(v);
+  return t != nullptr && t->numel() > 1;
+}
+
+}  // namespace
+
+Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& shapes, bool train) {
+  std::vector<DeviceOp> ops;
+  ops.reserve(g.nodes.size());
+  std::unordered_set<int> known;       // values known before running (constants, shapes)
+  std::unordered_map<int, int> alias;  // view output -> the value it views
+  for (const auto& [v, t] : g.initializers) known.insert(v);
+  auto root = [&](int v) {
+    for (auto it = alias.find(v); it != alias.end(); it = alias.find(v)) v = it->second;
+    return v;
+  };
+  auto shape_of = [&](int v, const ir::Node& node) -> Expected<ir::Shape> {
+    const auto& s = shapes[static_cast<size_t>(v)];
+    if (!s) {
+      return Status::InvalidArgument(
+          fmt::format("node '{}' ({}): value '{}' has no static shape (bind inputs "
+                      "with --batch / --shape)",
+                      node.name, node.op_type, g.values[static_cast<size_t>(v)].name));
+    }
+    return *s;
+  };
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const ir::Node& node = g.nodes[n];
+    const bool all_known = std::all_of(node.inputs.begin(), node.inputs.end(),
+                                       [&](int v) { return v == ir::kNoValue || known.count(v) > 0; });
+    if (IsOneOf(node.op_type, kShapeOps) || (all_known && !node.inputs.empty())) {
+      for (int v : node.outputs) {
+        if (v != ir::kNoValue) known.insert(v);
+      }
+      continue;
+    }
+    // Inference Dropout is the identity; training keeps it as a kernel.
+    if (IsOneOf(node.op_type, kViews) || (node.op_type == "Dropout" && !train)) {
+      if (!node.outputs.empty() && node.outputs[0] != ir::kNoValue && node.HasInput(0)) {
+        alias[node.outputs[0]] = node.inputs[0];
+        if (known.count(node.inputs[0])) known.insert(node.outputs[0]);
+      }
+      continue;
+    }
+    const OpRule* rule = FindRule(node.op_type);
+    DeviceOp op;
+    op.name = node.name;
+    op.nodes = {static_cast<int>(n)};
+    op.op_type =
+        rule ? std::string(train && !rule->train_type.empty() ? rule->train_type : rule->type) : node.op_type;
+    op.category = rule ? rule->category : Category::kVector;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const int v = node.inputs[i];
+      if (v == ir::kNoValue) continue;
+      const auto& value = g.values[static_cast<size_t>(v)];
+      if (!value.type.is_tensor) continue;
+      NPUGAP_ASSIGN_OR_RETURN(ir::Shape s, shape_of(v, node));
+      op.inputs.push_back({root(v), value.type.dtype, std::move(s), Format::kNd, IsParameter(g, node, i)});
+    }
+    for (int v : node.outputs) {
+      if (v == ir::kNoValue) continue;
+      const auto& value = g.values[static_cast<size_t>(v)];
+      if (!shapes[static_cast<size_t>(v)] && value.consumers.empty() && !value.is_graph_output) continue;
+      NPUGAP_ASSIGN_OR_RETURN(ir::Shape s, shape_of(v, node));
+      op.outputs.push_back({v, value.type.dtype, std::move(s), Format::kNd, false});
+    }
+    if (op.outputs.empty()) continue;
+    // MatMul of two activations (attention scores, context) is a BatchMatMul on the cube.
+    if (node.op_type == "MatMul" && op.inputs.size() == 2 && !op.inputs[1].weight &&
+        op.inputs[0].shape.size() > 2) {
+      op.op_type = "BatchMatMul";
+    }
+    // Reshape + Transpose of a matmul result is one ConfusionTransposeD kernel (BERT's heads).
+    if (node.op_type == "Transpose" && node.HasInput(0) && alias.count(node.inputs[0])) {
+      op.op_type = "ConfusionTransposeD";
+    }
+    // Training BatchNorm is two kernels: the batch statistics (BNTrainingReduce) and the
+    // normalisation with the running-average update (BNTrainingUpdate).
+    if (train && node.op_type == "BatchNormalization") {
+      DeviceOp reduce = op;
+      reduce.op_type = "BNTrainingReduce";
+      reduce.inputs = {op.inputs[0]};
+      const int64_t c = op.inputs[0].shape.size() > 1 ? op.inputs[0].shape[1] : 1;
+      const int stats_id = -static_cast<int>(2 * n + 1000000);
+      reduce.outputs = {{stats_id, ir::DType::kFloat32, {c}, Format::kNd, false},
+                        {stats_id - 1, ir::DType::kFloat32, {c}, Format::kNd, false}};
+      reduce.atomic_output = true;
+      op.inputs.push_back(reduce.outputs[0]);
+      op.inputs.push_back(reduce.outputs[1]);
+      ops.push_back(std::move(reduce));
+    }
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+}  // namespace npugap::analysis::perf

@@ -1,0 +1,404 @@
+// Pass 3 (training only): the loss, the backward kernels in reverse forward order, and the
+// optimizer update kernels, named and fused as the MindSpore training steps in
+// shared/calibration/ascend910 show them:
+//   - BN:   BNTrainingUpdateGrad, then BNTrainingReduceGrad fused with the filter gradient as
+//           FusedDbnDw where the activation is large, else BNTrainingReduceGrad +
+//           Conv2DBackpropFilter;
+//   - dx:   the input gradient of a cube op absorbs the gradient sum (AddN) and the activation
+//           gradient of its input's producer: FusionOp_Conv2DBackpropInput_AddN_ReluGradV2,
+//           FusionOp_MatMul_GeLUGrad, FusionOp_MatMul_AddN;
+//   - opt:  FusedMulAddN (weight decay on >= 2-D weights) + FusedMulApplyMomentum (ResNet),
+//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), ApplyAdamD.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "lower_graph.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+using internal::Numel;
+
+std::vector<std::string> Components(const std::string& type) {
+  std::vector<std::string> out;
+  if (type.rfind("FusionOp_", 0) != 0) return {type};
+  std::string rest = type.substr(9);
+  size_t pos = 0;
+  while ((pos = rest.find('_')) != std::string::npos) {
+    out.push_back(rest.substr(0, pos));
+    rest = rest.substr(pos + 1);
+  }
+  out.push_back(rest);
+  return out;
+}
+bool Has(const std::vector<std::string>& c, const std::string& t) {
+  return std::find(c.begin(), c.end(), t) != c.end();
+}
+
+// The gradient kernel of an activation that ends a forward op, or "" when it does not end in one.
+std::string ActivationGrad(const std::string& op_type) {
+  const std::string last = Components(op_type).back();
+  if (last == "ReluV2" || last == "ReLUV2") return "ReluGradV2";
+  if (last == "Relu") return "ReluGrad";
+  if (last == "GeLU") return "GeLUGrad";
+  if (last == "Sigmoid") return "SigmoidGrad";
+  if (last == "Tanh") return "TanhGrad";
+  if (last == "ClipByValue") return "Relu6Grad";
+  if (last == "HardSwish") return "HardSwishGrad";
+  return "";
+}
+
+class Backward {
+ public:
+  Backward(const std::vector<DeviceOp>& fwd, Optimizer opt, bool mixed)
+      : fwd_(fwd), graph_(fwd), next_id_(internal::NextFreeId(fwd)), opt_(opt), mixed_(mixed) {
+    for (const DeviceOp& op : fwd_) {
+      for (const OpTensor& t : op.inputs) {
+        if (!t.weight && graph_.Producer(t.value) >= 0) ++need_[t.value];
+      }
+    }
+  }
+
+  std::vector<DeviceOp> Run(TrainingInfo* info) {
+    out_ = fwd_;
+    AddLoss();
+    for (int i = static_cast<int>(fwd_.size()) - 1; i >= 0; --i) Visit(fwd_[static_cast<size_t>(i)]);
+    for (DeviceOp& op : deferred_) out_.push_back(std::move(op));
+    if (mixed_) {
+      // Loss-scale overflow check of mixed-precision training (calibration: NPU*FloatStatus).
+      for (const char* t : {"NPUGetFloatStatus", "NPUClearFloatStatus"}) {
+        Emit(t, Category::kVector, Phase::kOptimizer, {}, {Scalar(ir::DType::kFloat32, 8)});
+      }
+    }
+    if (info) {
+      info->parameters = parameters_;
+      info->gradient_bytes = gradient_bytes_;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  OpTensor Fresh(const OpTensor& like) {
+    OpTensor t = like;
+    t.value = next_id_--;
+    t.weight = false;
+    return t;
+  }
+  OpTensor Scalar(ir::DType dtype, int64_t n) { return {next_id_--, dtype, {n}, Format::kNd, false}; }
+
+  DeviceOp& Emit(std::string type, Category cat, Phase phase, std::vector<OpTensor> in,
+                 std::vector<OpTensor> out, const std::string& name = "") {
+    DeviceOp op;
+    op.op_type = std::move(type);
+    op.category = cat;
+    op.phase = phase;
+    op.name = name.empty() ? op.op_type : name;
+    op.inputs = std::move(in);
+    op.outputs = std::move(out);
+    op.atomic_output = op.op_type == "Conv2DBackpropFilter" || op.op_type == "FusedDbnDw" ||
+                       op.op_type.rfind("SquareSum", 0) == 0 || op.op_type == "BNTrainingUpdateGrad";
+    out_.push_back(std::move(op));
+    return out_.back();
+  }
+
+  // The gradient of a forward value, created on first use.
+  OpTensor Grad(const OpTensor& v) {
+    auto it = grad_.find(v.value);
+    if (it == grad_.end()) it = grad_.emplace(v.value, Fresh(v)).first;
+    OpTensor g = it->second;
+    g.shape = v.shape;
+    return g;
+  }
+  bool HasGrad(int value) const { return grad_.count(value) > 0; }
+  bool RequiresGrad(const OpTensor& t) const { return !t.weight && graph_.Producer(t.value) >= 0; }
+
+  // Softmax cross-entropy over each float graph output of rank >= 2 (logits [N, C], or [B, S, V]
+  // flattened), with the one-hot labels it needs: SoftmaxCrossEntropyWithLogits computes the loss
+  // and its gradient in one kernel.
+  void AddLoss() {
+    std::unordered_set<int> read;
+    for (const DeviceOp& op : fwd_) {
+      for (const OpTensor& t : op.inputs) read.insert(t.value);
+    }
+    for (const DeviceOp& op : fwd_) {
+      for (const OpTensor& t : op.outputs) {
+        if (read.count(t.value) || t.shape.size() < 2 || !ir::IsFloatingPoint(t.dtype)) continue;
+        const int64_t classes = t.shape.back();
+        const int64_t rows = Numel(t.shape) / std::max<int64_t>(classes, 1);
+        OpTensor logits = t;
+        logits.shape = {rows, classes};
+        OpTensor labels{next_id_--, ir::DType::kInt32, {rows}, Format::kNd, false};
+        OpTensor onehot = Fresh(logits);
+        Emit("OneHot", Category::kVector, Phase::kForward, {labels}, {onehot}, "loss");
+        OpTensor loss{next_id_--, ir::DType::kFloat32, {rows}, Format::kNd, false};
+        OpTensor g = Grad(t);
+        g.shape = {rows, classes};
+        Emit("SoftmaxCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, onehot}, {loss, g},
+             "loss");
+        Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)},
+             "loss");
+        need_[t.value] += 1;
+        Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
+      }
+    }
+  }
+
+  // Registers one gradient contribution to `x`. `base` is the kernel that computes it (empty:
+  // the identity, as through a residual Add). On the last contribution the gradient sum and the
+  // activation gradient of x's producer are fused into a cube kernel, or emitted on their own.
+  void Contribute(const OpTensor& x, const std::string& base, Category cat, Phase phase,
+                  std::vector<OpTensor> in, const std::string& name) {
+    if (!RequiresGrad(x)) return;  // graph inputs and constants need no gradient
+    // An identity contribution (through a residual Add or a BN update) that comes first is the
+    // consumer's gradient tensor itself: no kernel writes a copy.
+    if (base.empty() && !in.empty() && grad_.count(x.value) == 0) grad_.emplace(x.value, in[0]);
+    const int remaining = --pending_for(x.value);
+    const bool last = remaining <= 0;
+    const int producer = graph_.Producer(x.value);
+    const std::string act = producer >= 0 && !act_done_.count(producer)
+                                ? ActivationGrad(fwd_[static_cast<size_t>(producer)].op_type)
+                                : "";
+    const bool sum = need_[x.value] > 1;
+    OpTensor g = Grad(x);
+    if (!last || (!sum && act.empty())) {
+      if (!base.empty()) Emit(base, cat, phase, std::move(in), {g}, name);
+      return;
+    }
+    act_done_.insert(producer);
+    if (!base.empty() && cat == Category::kCube) {
+      std::string type = "FusionOp_" + base + (sum ? "_AddN" : "") + (act.empty() ? "" : "_" + act);
+      in.push_back(g);  // the other contributions being summed
+      DeviceOp& op = Emit(type, cat, phase, std::move(in), {g}, name);
+      op.fused_by = "TbeConv2DBackpropElemwiseFusionPass";
+      return;
+    }
+    if (!base.empty()) Emit(base, cat, phase, std::move(in), {g}, name);
+    if (sum) Emit("AddN", Category::kVector, phase, {g, g}, {g}, name);
+    if (!act.empty()) {
+      const DeviceOp& p = fwd_[static_cast<size_t>(producer)];
+      Emit(act, Category::kVector, phase, {g, p.outputs.back()}, {g}, p.name);
+    }
+  }
+  int& pending_for(int value) {
+    auto it = pending_.find(value);
+    if (it == pending_.end()) it = pending_.emplace(value, need_[value]).first;
+    return it->second;
+  }
+
+  // The gradient of a parameter, as the kernel that computes it writes it.
+  OpTensor ParamGrad(const OpTensor& w) {
+    auto it = param_grad_.find(w.value);
+    if (it == param_grad_.end()) it = param_grad_.emplace(w.value, Fresh(w)).first;
+    return it->second;
+  }
+
+  // Optimizer kernels for one parameter, right after its gradient (MindSpore interleaves them).
+  void Update(const OpTensor& w, const std::string& name) {
+    if (!seen_params_.insert(w.value).second) return;
+    parameters_ += Numel(w.shape);
+    gradient_bytes_ += Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(w.dtype));
+    OpTensor g = ParamGrad(w);
+    OpTensor w32 = w;
+    w32.dtype = ir::DType::kFloat32;
+    OpTensor s = Scalar(ir::DType::kFloat32, 1);
+    switch (opt_) {
+      case Optimizer::kMomentum:
+        if (w.shape.size() >= 2)
+          Emit("FusedMulAddN", Category::kVector, Phase::kOptimizer, {g, w32, s}, {g}, name);
+        Emit("FusedMulApplyMomentum", Category::kVector, Phase::kOptimizer, {w32, Fresh(w32), s, g, s}, {w32},
+             name);
+        break;
+      case Optimizer::kAdam:
+        Emit("ApplyAdamD", Category::kVector, Phase::kOptimizer, {w32, Fresh(w32), Fresh(w32), g}, {w32},
+             name);
+        break;
+      case Optimizer::kLamb: {
+        // Gradient clipping by global norm during backward, the LAMB update after it.
+        Emit("SquareSumV1", Category::kVector, Phase::kBackward, {g}, {s}, name);
+        Emit("ClipByNormNoDivSum", Category::kVector, Phase::kBackward, {s, s, s, s}, {s}, name);
+        Emit("RealDiv", Category::kVector, Phase::kBackward, {g, s}, {g}, name);
+        auto defer = [&](std::string type, std::vector<OpTensor> in, std::vector<OpTensor> out) {
+          DeviceOp op;
+          op.op_type = std::move(type);
+          op.name = name;
+          op.phase = Phase::kOptimizer;
+          op.inputs = std::move(in);
+          op.outputs = std::move(out);
+          op.atomic_output = op.op_type.rfind("SquareSum", 0) == 0;
+          deferred_.push_back(std::move(op));
+        };
+        OpTensor m = Fresh(w32), v = Fresh(w32);
+        defer("SquareSumV2", {w32}, {s, Fresh(w32)});
+        defer("LambApplyOptimizerAssign", {g, m, v, w32, s, s, s, s, s, s}, {Fresh(w32), m, v});
+        defer("Sqrt", {s}, {s});
+        defer("SquareSumV1", {w32}, {s});
+        defer("Sqrt", {s}, {s});
+        defer("LambApplyWeightAssign", {s, s, s, w32, w32}, {w32});
+        break;
+      }
+    }
+  }
+
+  static bool FusedDbnDwApplies(const OpTensor& conv_out, const OpTensor& weight) {
+    // Inferred from the ResNet-50 calibration (shared/calibration/ascend910): the BN reduce grad is
+    // fused into the filter gradient at 56x56 and above, and for 1x1 convolutions at 28x28.
+    if (conv_out.shape.size() != 4 || weight.shape.size() != 4) return false;
+    const int64_t hw = conv_out.shape[2] * conv_out.shape[3];
+    const bool one_by_one = weight.shape[2] == 1 && weight.shape[3] == 1;
+    return hw >= 56 * 56 || (one_by_one && hw >= 28 * 28);
+  }
+
+  void Visit(const DeviceOp& f) {
+    if (f.outputs.empty() || std::none_of(f.outputs.begin(), f.outputs.end(),
+                                          [&](const OpTensor& t) { return HasGrad(t.value); })) {
+      return;
+    }
+    const auto c = Components(f.op_type);
+    const OpTensor dy = Grad(f.outputs[0]);
+    const std::string& name = f.name;
+    const Phase bw = Phase::kBackward;
+    std::vector<OpTensor> acts, weights;
+    for (const OpTensor& t : f.inputs) (t.weight ? weights : acts).push_back(t);
+
+    if (Has(c, "BNTrainingUpdate")) {
+      // dgamma / dbeta; the gradient wrt the normalised input flows on to the BN reduce grad.
+      OpTensor x = f.inputs[0];
+      OpTensor stat{
+          next_id_--, ir::DType::kFloat32, {x.shape.size() > 1 ? x.shape[1] : 1}, Format::kNd, false};
+      std::vector<OpTensor> dparams;
+      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+      if (dparams.empty()) dparams = {stat, stat};
+      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, stat, stat}, dparams, name);
+      for (const OpTensor& w : weights) Update(w, name);
+      for (const OpTensor& a : acts) {
+        if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {dy}, name);
+      }
+      return;
+    }
+    if (Has(c, "Conv2D")) {
+      const OpTensor& a = f.inputs[0];
+      const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
+      OpTensor g = dy;
+      if (Has(c, "BNTrainingReduce")) {
+        g = Fresh(f.outputs[0]);
+        if (FusedDbnDwApplies(f.outputs[0], w)) {
+          Emit("FusedDbnDw", Category::kCube, bw, {a, dy, f.outputs[0]}, {g, ParamGrad(w)}, name);
+        } else {
+          Emit("BNTrainingReduceGrad", Category::kVector, bw, {dy, f.outputs[0]}, {g}, name);
+          Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+        }
+      } else {
+        Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+        if (weights.size() > 1)
+          Emit("BiasAddGrad", Category::kVector, bw, {g}, {ParamGrad(weights[1])}, name);
+      }
+      for (const OpTensor& p : weights) Update(p, name);
+      Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {w, g}, name);
+      return;
+    }
+    if (Has(c, "MatMul") || Has(c, "BatchMatMul")) {
+      const std::string mm = Has(c, "BatchMatMul") ? "BatchMatMul" : "MatMul";
+      if (!weights.empty()) {
+        const OpTensor& w = weights[0];
+        Emit(mm, Category::kCube, bw, {acts.empty() ? w : acts[0], dy}, {ParamGrad(w)}, name);  // dW = x^T dy
+        if (weights.size() > 1)
+          Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, name);
+        for (const OpTensor& p : weights) Update(p, name);
+        for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, w}, name);
+      } else {
+        for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, a}, name);
+      }
+      return;
+    }
+    // Vector ops: one gradient kernel per activation input, named as CANN names the grad op.
+    std::string grad_type;
+    if (Has(c, "Softmax"))
+      grad_type = "SoftmaxGradExt";
+    else if (Has(c, "LogSoftmax"))
+      grad_type = "LogSoftmaxGrad";
+    else if (Has(c, "LayerNorm"))
+      grad_type = "LayerNormXBackpropV2";
+    else if (Has(c, "DropoutDoMask"))
+      grad_type = "DropoutDoMask";
+    else if (Has(c, "MaxPoolWithArgmax"))
+      grad_type = "MaxPoolGradWithArgmax";
+    else if (Has(c, "AvgPool"))
+      grad_type = "AvgPoolGrad";
+    else if (Has(c, "ConfusionTransposeD") || Has(c, "TransposeD"))
+      grad_type = f.op_type;
+    else if (Has(c, "Cast"))
+      grad_type = "Cast";
+    else if (Has(c, "ReduceMean"))
+      grad_type = "Tile";
+    else if (Has(c, "Gather"))
+      grad_type = "UnsortedSegmentSum";
+    else if (Has(c, "StridedSlice"))
+      grad_type = "StridedSliceGrad";
+    else if (Has(c, "ConcatD"))
+      grad_type = "SplitVD";
+    else if (std::all_of(c.begin(), c.end(), [](const std::string& p) { return p == "Add"; }))
+      grad_type = "";  // identity for same-shaped inputs, ReduceSum for broadcast
+    else if (!ActivationGrad(f.op_type).empty() && c.size() == 1)
+      grad_type = "";  // done by the consumer
+    else
+      // The gradient of a UB-fused elementwise chain is elementwise too: one vector kernel of the
+      // output's size per input (named like the simplest such CANN kernel).
+      grad_type = c.size() > 1 && internal::IsElementwise(c[0]) ? "Mul" : f.op_type + "Grad";
+    if (Has(c, "LayerNorm")) {
+      std::vector<OpTensor> dparams;
+      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+      Emit("LayerNormBetaGammaBackpropV2", Category::kVector, bw, {dy, f.inputs[0]}, dparams, name);
+      for (const OpTensor& p : weights) Update(p, name);
+    }
+    if (Has(c, "Gather") && !weights.empty()) {
+      Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {ParamGrad(weights[0])}, name);
+      Update(weights[0], name);
+      return;
+    }
+    for (const OpTensor& p : weights) {
+      if (!Has(c, "LayerNorm")) {
+        // A weight read by a vector op (a bias Add, a position embedding): a reduction of dy.
+        Emit("ReduceSum", Category::kVector, bw, {dy}, {ParamGrad(p)}, name);
+        Update(p, name);
+      }
+    }
+    for (const OpTensor& a : acts) {
+      std::string type = grad_type;
+      if (type.empty() && Has(c, "Add") && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
+      Contribute(a, type, Category::kVector, bw, {dy}, name);
+      if (f.op_type == "ReduceMean" && !type.empty())
+        Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);
+    }
+  }
+
+  const std::vector<DeviceOp>& fwd_;
+  internal::OpGraph graph_;
+  int next_id_;
+  Optimizer opt_;
+  bool mixed_;
+  std::vector<DeviceOp> out_, deferred_;
+  std::unordered_map<int, OpTensor> grad_, param_grad_;
+  std::unordered_map<int, int> need_, pending_;
+  std::unordered_set<int> act_done_, seen_params_;
+  int64_t parameters_ = 0, gradient_bytes_ = 0;
+};
+
+}  // namespace
+
+Expected<Optimizer> ParseOptimizer(const std::string& name) {
+  if (name == "momentum") return Optimizer::kMomentum;
+  if (name == "lamb") return Optimizer::kLamb;
+  if (name == "adam") return Optimizer::kAdam;
+  return Status::InvalidArgument(fmt::format("--optimizer '{}': expected momentum, lamb or adam", name));
+}
+
+std::vector<DeviceOp> AddTraining(std::vector<DeviceOp> ops, Optimizer optimizer, bool mixed_precision,
+                                  TrainingInfo* info) {
+  Backward b(ops, optimizer, mixed_precision);
+  return b.Run(info);
+}
+
+}  // namespace npugap::analysis::perf

@@ -1,0 +1,34 @@
+// The MODEL mode of `npugap perf` (lowering + iteration model), kept apart from the `--kernels`
+// mode so that both can be registered on the one `perf` subcommand.
+#pragma once
+
+#include <string>
+
+#include "cli/common.h"
+
+namespace npugap::cli {
+
+struct PerfModelOptions {
+  ModelOptions model;
+  bool batch_given = false;
+  bool train = false;
+  std::string mode = "graph";
+  std::string precision_mode;
+  std::string optimizer = "momentum";
+  std::string fusion_switch_file;
+  int task_queue = 1;
+  std::string jit_compile;  // "", "on", "off"
+  bool no_prefetch = false;
+  std::string cluster;
+  int64_t ranks = 1;
+  std::string compare_with;
+  std::string trace;
+  int top = 10;
+};
+
+// Adds MODEL and the model-mode flags to the `perf` subcommand (not --target / --json, which the
+// subcommand shares between its modes).
+void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& options);
+int RunPerfModel(const PerfModelOptions& options, const TargetOptions& target, bool json);
+
+}  // namespace npugap::cli

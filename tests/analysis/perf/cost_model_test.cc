@@ -1,0 +1,199 @@
+// First-principles properties of the per-kernel cost model on the ascend910 profile: padding to
+// the fractal, tail effects of block_dim, memory vs compute bound, fused kernels = their parts.
+#include <gtest/gtest.h>
+
+#include "npugap/analysis/perf/kernel.h"
+#include "npugap/analysis/perf/kernel_csv.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+const target::Target& Ascend910() {
+  static const target::Target t = [] {
+    auto r = target::LoadTarget("ascend910");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return *r;
+  }();
+  return t;
+}
+
+Operand Op(const std::string& text) {
+  auto op = ParseOperand(text);
+  EXPECT_TRUE(op.ok()) << op.status().message();
+  return *op;
+}
+
+Kernel K(const std::string& type, int block_dim, std::vector<std::string> in, std::vector<std::string> out) {
+  Kernel k;
+  k.op_type = type;
+  k.block_dim = block_dim;
+  for (const auto& s : in) k.inputs.push_back(Op(s));
+  for (const auto& s : out) k.outputs.push_back(Op(s));
+  return k;
+}
+
+std::string Nd(int64_t a, int64_t b, const std::string& dt) {
+  return "ND:" + dt + ":" + std::to_string(a) + "x" + std::to_string(b);
+}
+
+Kernel MatMulNd(int64_t m, int64_t k, int64_t n, const std::string& dt = "float16") {
+  return K("MatMul", 32, {Nd(m, k, dt), Nd(k, n, dt)}, {Nd(m, n, dt)});
+}
+
+TEST(PerfCostModel, CubePadsMatMulToTheFractal) {
+  const auto& t = Ascend910();
+  // m = 17 occupies two 16-row fractals: as much cube work as m = 32, more than m = 16.
+  const double m16 = PredictKernel(MatMulNd(16 * 64, 1024, 1024), t).cube_us;
+  const double m17 = PredictKernel(MatMulNd(16 * 64 + 1, 1024, 1024), t).cube_us;
+  const double m32 = PredictKernel(MatMulNd(16 * 64 + 16, 1024, 1024), t).cube_us;
+  EXPECT_GT(m17, m16);
+  EXPECT_DOUBLE_EQ(m17, m32);
+}
+
+TEST(PerfCostModel, Int8PadsKToThirtyTwo) {
+  const auto& t = Ascend910();
+  // The int8 fractal is 16x32x16: k = 40 pads to 64, the same work as k = 64.
+  const double k40 = PredictKernel(MatMulNd(4096, 40, 4096, "int8"), t).cube_us;
+  const double k64 = PredictKernel(MatMulNd(4096, 64, 4096, "int8"), t).cube_us;
+  const double k32 = PredictKernel(MatMulNd(4096, 32, 4096, "int8"), t).cube_us;
+  EXPECT_DOUBLE_EQ(k40, k64);
+  EXPECT_LT(k32, k40);
+  // and int8 runs at twice the fp16 MAC rate (8192 vs 4096 MACs per cycle in the profile)
+  const double f64 = PredictKernel(MatMulNd(4096, 64, 4096), t).cube_us;
+  EXPECT_NEAR(f64 / k64, 2.0, 1e-9);
+}
+
+TEST(PerfCostModel, CubeTimeFollowsCoresClockAndRate) {
+  const auto& t = Ascend910();
+  // 4096^3 fp16 over 32 cores x 4096 MACs x clock: 8192 tiles of 128x256 divide evenly.
+  const KernelCost c = PredictKernel(MatMulNd(4096, 4096, 4096), t);
+  const double expect = 4096.0 * 4096 * 4096 / (32 * 4096 * t.compute.clock.value) * 1e6;
+  EXPECT_NEAR(c.cube_us, expect, 1e-6 * expect);
+  // The same matmul kept in fp32 runs kernel.fp32_matmul_passes fp16 passes.
+  const KernelCost f32 = PredictKernel(MatMulNd(4096, 4096, 4096, "float32"), t);
+  EXPECT_NEAR(f32.cube_us, t.kernel->fp32_matmul_passes.value * expect, 1e-6 * expect);
+  // A convolution has fp16 kernels only: a float32 label does not change its cube time.
+  const std::vector<std::string> w = {"FracZ:float16:36x4x16x16"};
+  const auto conv = [&](const std::string& dt) {
+    return K("Conv2D", 32, {"NC1HWC0:" + dt + ":32x4x56x56x16", w[0]}, {"NC1HWC0:" + dt + ":32x4x56x56x16"});
+  };
+  EXPECT_DOUBLE_EQ(PredictKernel(conv("float32"), t).cube_us, PredictKernel(conv("float16"), t).cube_us);
+}
+
+TEST(PerfCostModel, BlockDimTailCostsAWholeWave) {
+  const auto& t = Ascend910();
+  auto add = [](int bd) {
+    return K("Add", bd, {"ND:float16:64x1024x1024", "ND:float16:64x1024x1024"}, {"ND:float16:64x1024x1024"});
+  };
+  const KernelCost c32 = PredictKernel(add(32), t);
+  const KernelCost c33 = PredictKernel(add(33), t);  // 33 blocks on 32 cores: two waves
+  const KernelCost c16 = PredictKernel(add(16), t);
+  const KernelCost c8 = PredictKernel(add(8), t);
+  EXPECT_EQ(c32.bound, Bound::kMemory);
+  // Two waves of 33 blocks are as slow as 16.5 cores: worse than 32 blocks, a little better than 16.
+  EXPECT_NEAR(c33.memory_us, c16.memory_us * 16 / 16.5, 1e-9 * c33.memory_us);
+  EXPECT_GT(c33.memory_us, 1.5 * c32.memory_us);
+  // Below the HBM limit the per-core DMA paths set the time: half the cores, twice the time.
+  EXPECT_NEAR(c8.memory_us, 2 * c16.memory_us, 1e-9 * c8.memory_us);
+}
+
+TEST(PerfCostModel, CubeTilesNotDividingOverCoresAddAWave) {
+  const auto& t = Ascend910();
+  // 33 tiles of 128x256 (k large) on 32 cores: the busiest core computes 2 tiles.
+  const double t32 = PredictKernel(MatMulNd(128 * 32, 8192, 256), t).cube_us;
+  const double t33 = PredictKernel(MatMulNd(128 * 33, 8192, 256), t).cube_us;
+  EXPECT_NEAR(t33 / t32, 2.0, 1e-9);
+}
+
+TEST(PerfCostModel, MemoryComputeAndLatencyBounds) {
+  const auto& t = Ascend910();
+  const KernelCost big = PredictKernel(
+      K("Add", 32, {"ND:float32:100000000", "ND:float32:100000000"}, {"ND:float32:100000000"}), t);
+  EXPECT_EQ(big.bound, Bound::kMemory);
+  EXPECT_GT(big.memory_us, big.vector_us);
+  const KernelCost gelu =
+      PredictKernel(K("GeLUGrad", 32, {"ND:float16:100000000"}, {"ND:float16:100000000"}), t);
+  EXPECT_EQ(gelu.bound, Bound::kVector);  // 15 ops per element outrun the bytes
+  const KernelCost tiny = PredictKernel(K("Add", 1, {"ND:float16:", "ND:float16:"}, {"ND:float16:"}), t);
+  EXPECT_EQ(tiny.bound, Bound::kLatency);
+  EXPECT_NEAR(tiny.time_us, 1e6 * t.kernel->launch_overhead.value, 0.01);
+  // A skinny matmul is bound by its operand traffic, a square one by the cube.
+  EXPECT_EQ(PredictKernel(MatMulNd(65536, 16, 16), t).bound, Bound::kMemory);
+}
+
+TEST(PerfCostModel, FusedKernelIsComposedOfItsParts) {
+  const auto& t = Ascend910();
+  const std::vector<std::string> in = {"NC1HWC0:float16:32x4x56x56x16", "FracZ:float16:36x4x16x16"};
+  const std::vector<std::string> out = {"NC1HWC0:float16:32x4x56x56x16", "NC1HWC0:float32:1x4x1x1x16",
+                                        "NC1HWC0:float32:1x4x1x1x16"};
+  const KernelCost fused = PredictKernel(K("FusionOp_Conv2D_BNTrainingReduce", 32, in, out), t);
+  const KernelCost conv = PredictKernel(K("Conv2D", 32, in, {out[0]}), t);
+  const KernelCost bn = PredictKernel(K("BNTrainingReduce", 32, {out[0]}, {out[1], out[2]}), t);
+  EXPECT_DOUBLE_EQ(fused.cube_us, conv.cube_us);
+  EXPECT_NEAR(fused.vector_us, bn.vector_us, 1e-9);
+  // Fusion saves a launch and the round trip of the conv output through HBM.
+  EXPECT_LT(fused.time_us, conv.time_us + bn.time_us);
+  EXPECT_GE(fused.time_us, std::max(conv.time_us, bn.time_us) - 1e-9);
+  // Elementwise chains add their vector work.
+  const std::vector<std::string> x = {"ND:float32:1000000", "ND:float32:1000000"};
+  const double mul = PredictKernel(K("Mul", 32, x, {x[0]}), t).vector_us;
+  const double neg = PredictKernel(K("Neg", 32, x, {x[0]}), t).vector_us;
+  EXPECT_NEAR(PredictKernel(K("FusionOp_Mul_Neg", 32, x, {x[0]}), t).vector_us, mul + neg, 1e-9);
+}
+
+TEST(PerfCostModel, CubeReadsFp32LabelInC0Of16AsFp16) {
+  const auto& t = Ascend910();
+  // 1x1 conv, memory bound: its float32-labelled NC1HWC0 input moves as fp16; FixPipe writes
+  // the output in its labelled type.
+  const auto conv = [](const std::string& in, const std::string& out) {
+    return K("Conv2D", 30, {"NC1HWC0:" + in + ":32x4x56x56x16", "FracZ:float16:4x16x16x16"},
+             {"NC1HWC0:" + out + ":32x16x56x56x16"});
+  };
+  EXPECT_DOUBLE_EQ(PredictKernel(conv("float32", "float16"), t).memory_us,
+                   PredictKernel(conv("float16", "float16"), t).memory_us);
+  EXPECT_GT(PredictKernel(conv("float16", "float32"), t).memory_us,
+            1.5 * PredictKernel(conv("float16", "float16"), t).memory_us);
+  // A vector kernel moves what its labels say.
+  const auto bn = [](const std::string& dt) {
+    return K("BNTrainingUpdate", 30, {"NC1HWC0:" + dt + ":32x16x56x56x16"},
+             {"NC1HWC0:" + dt + ":32x16x56x56x16"});
+  };
+  EXPECT_NEAR(PredictKernel(bn("float32"), t).memory_us, 2 * PredictKernel(bn("float16"), t).memory_us, 1e-6);
+  // In ND a float32 label is 4 bytes.
+  const auto nd = [](const std::string& dt) {
+    return K("Cast", 30, {"ND:" + dt + ":4096x4096"}, {"ND:" + dt + ":4096x4096"});
+  };
+  EXPECT_NEAR(PredictKernel(nd("float32"), t).memory_us, 2 * PredictKernel(nd("float16"), t).memory_us, 1e-6);
+}
+
+TEST(PerfCostModel, ConvolutionReadsItsInputOnceNotItsIm2col) {
+  const auto& t = Ascend910();
+  // A 3x3 conv unfolds x on chip: less operand traffic than a matmul over the unfolded matrix
+  // (m = 32*28*28, k = 9*128, n = 128), with the same cube work.
+  const KernelCost conv =
+      PredictKernel(K("Conv2D", 32, {"NC1HWC0:float16:32x8x28x28x16", "FracZ:float16:72x8x16x16"},
+                      {"NC1HWC0:float16:32x8x28x28x16"}),
+                    t);
+  const KernelCost mm = PredictKernel(MatMulNd(32 * 28 * 28, 9 * 128, 128), t);
+  EXPECT_DOUBLE_EQ(conv.cube_us, mm.cube_us);
+  EXPECT_LT(conv.memory_us, 0.5 * mm.memory_us);
+}
+
+TEST(PerfCostModel, UnknownTypesAndAiCpu) {
+  const auto& t = Ascend910();
+  const KernelCost u =
+      PredictKernel(K("FusionOp_Conv2D_NoSuchOp", 32, {"ND:float16:16"}, {"ND:float16:16"}), t);
+  EXPECT_FALSE(u.known);
+  EXPECT_EQ(u.time_us, 0);
+  Kernel k = K("Add", 0, {"ND:float32:1000000", "ND:float32:1000000"}, {"ND:float32:1000000"});
+  k.aicpu = true;
+  const KernelCost a = PredictKernel(k, t);
+  EXPECT_EQ(a.bound, Bound::kAiCpu);
+  EXPECT_GT(a.time_us, 1e6 * t.aicpu->task_overhead.value);
+  k.aicpu = false;
+  EXPECT_LT(PredictKernel(k, t).time_us, a.time_us);  // the AI Core is far faster
+  EXPECT_EQ(PredictKernel(k, t).block_dim, 32);       // block_dim 0: the model picks the cores
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf
