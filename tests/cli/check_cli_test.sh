@@ -12,36 +12,6 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# expect_rc NAME RC COMMAND...: the command exits with RC.
-expect_rc() {
-  local name=$1 want=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
-  fi
-}
-
-# expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text.
-expect_error() {
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
-
 py() { /usr/bin/python3 "$@"; }
 
 # --- models -----------------------------------------------------------------

@@ -5,35 +5,10 @@ set -uo pipefail
 NPUGAP=${1:?usage: comm_cli_test.sh NPUGAP_BINARY}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 passed=0
 failed=0
-
-check() {  # check NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-  fi
-}
-
-# expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text.
-expect_error() {
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$TMP/err")
-  if [[ $rc -eq 2 && $lines -eq 1 && ! -s "$TMP/out" ]] && grep -qF -- "$text" "$TMP/err"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
 
 json_get() {  # json_get FILE PYTHON_EXPR(j)
   python3 -c "import json,sys; j=json.load(open('$1')); print($2)"

@@ -1,7 +1,8 @@
-# Shared by the CLI test scripts (sourced): pass / fail counting. Each script sets
-# passed=0 failed=0 first and exits non-zero when failed > 0.
+# Shared by the CLI test scripts (sourced): pass / fail counting and the checks every script makes.
+# Each script sets passed=0 failed=0 and TMP (a scratch folder) first, and exits non-zero when
+# failed > 0.
 
-check() {  # check NAME CONDITION-COMMAND...
+check() {  # check NAME CONDITION-COMMAND...: the command must succeed
   local name=$1
   shift
   if "$@"; then
@@ -11,3 +12,35 @@ check() {  # check NAME CONDITION-COMMAND...
     echo "FAIL: $name"
   fi
 }
+
+# expect_error NAME TEXT COMMAND...: the project's bad-input contract — exit 2, exactly one stderr
+# line containing TEXT, nothing on stdout.
+expect_error() {
+  local name=$1 text=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$? lines
+  lines=$(wc -l < "$TMP/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+expect_rc() {  # expect_rc NAME RC COMMAND...: the command exits with RC (stdout, stderr in $TMP)
+  local name=$1 want=$2
+  shift 2
+  "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
+  fi
+}
+
+# json_true FILE PYTHON-EXPR: the expression over the parsed file (named j) is true.
+json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }

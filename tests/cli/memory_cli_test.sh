@@ -10,31 +10,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 MODELS=${NPUGAP_MODELS:-$HERE/../../models}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 passed=0
 failed=0
 
-check() {  # check NAME COMMAND...: the command must succeed
-  local name=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
-
-expect_error() {  # expect_error NAME TEXT COMMAND...: exit 2, one stderr line with TEXT, no stdout
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$? lines
-  lines=$(wc -l < "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
-
 # jq-like check with Python: json_true FILE EXPRESSION (j is the parsed document).
-json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
 "$NPUGAP" example simplenet -o "$TMP/simplenet.onnx" --batch 32 > /dev/null
 check "simplenet generated" test -s "$TMP/simplenet.onnx"

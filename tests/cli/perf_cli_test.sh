@@ -12,21 +12,6 @@ trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
-expect_error() {  # expect_error NAME TEXT COMMAND...: exit 2, one stderr line with TEXT, no stdout
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$? lines
-  lines=$(wc -l < "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
-json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
-
 HEADER=op_type,block_dim,inputs,outputs,time_us
 cat > "$TMP/good.csv" <<CSV
 $HEADER

@@ -13,21 +13,6 @@ passed=0
 failed=0
 source "$HERE/common.sh"
 
-expect_error() {  # expect_error NAME TEXT COMMAND...: exit 2, one stderr line with TEXT, no stdout
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$? lines
-  lines=$(wc -l < "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
-json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
-
 # small.onnx: Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> Flatten -> Gemm: [2, 10] scores.
 # overflow.onnx: m1 = x*300, m2 = m1*300 (beyond FP16's 65504), m3 = m2/300, m4 = m3/300, then Gemm.
 /usr/bin/python3 - "$TMP" <<'PY'

@@ -12,32 +12,6 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-expect_rc() {  # expect_rc NAME RC COMMAND...
-  local name=$1 want=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
-  fi
-}
-
-expect_error() {  # expect_error NAME TEXT COMMAND...: exit 2, one stderr line containing TEXT
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  if [ "$rc" -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -qF -- "$text" "$TMP/err"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc): $(head -c 400 "$TMP/err")"
-  fi
-}
-
 py() { /usr/bin/python3 "$@"; }
 json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
   py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"

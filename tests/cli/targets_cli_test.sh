@@ -7,36 +7,11 @@ NPUGAP=${1:?usage: targets_cli_test.sh NPUGAP_BINARY}
 NPUGAP=$(cd "$(dirname "$NPUGAP")" && pwd)/$(basename "$NPUGAP")  # absolute: one test runs elsewhere
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 passed=0
 failed=0
 NAMES="ascend310p3 ascend910 ascend910b1 ascend910b2 ascend910b3 ascend910b4 ascend910c cpu-dev h200"
-
-check() {  # check NAME COMMAND...: the command must succeed
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-  fi
-}
-
-# expect_error NAME EXPECTED_TEXT COMMAND...: exit 2, exactly one stderr line containing the text, no stdout.
-expect_error() {
-  local name=$1 text=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$text" "$TMP/err" && [ ! -s "$TMP/out" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
-  fi
-}
 
 is_json() { /usr/bin/python3 -c 'import json,sys; json.load(sys.stdin)' < "$1"; }
 
