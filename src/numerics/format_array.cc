@@ -194,7 +194,13 @@ Lanes Round(const FormatParams& p, const Modes& mode, uint32_t below, __m256i u,
   const __m256i outside =
       _mm256_or_si256(_mm256_cmpgt_epi32(l.a, Set(0x7f7fffffu)), _mm256_cmpgt_epi32(Set(below), l.a));
   const __m256i above = _mm256_or_si256(outside, _mm256_cmpgt_epi32(l.r, Set(p.max_bits)));
-  l.unusual = _mm256_or_si256(above, _mm256_cmpeq_epi32(l.r, _mm256_setzero_si256()));
+  // A zero result is unusual only when a non-zero input became zero (Finish counts it as flushed)
+  // or a -0 input meets a format without negative zero. Exact zeros in stay on the fast path:
+  // after a ReLU about half of all activations are exactly zero.
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i zero_unusual = _mm256_andnot_si256(_mm256_cmpeq_epi32(l.a, zero), _mm256_cmpeq_epi32(l.r, zero));
+  if (!p.signed_zero) zero_unusual = _mm256_or_si256(zero_unusual, _mm256_cmpeq_epi32(u, Set(0x80000000u)));
+  l.unusual = _mm256_or_si256(above, zero_unusual);
   return l;
 }
 
