@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "npugap/analysis/perf/iteration.h"
+#include "npugap/analysis/perf/lower.h"
 #include "npugap/comm/data_parallel.h"
 #include "npugap/comm/faults.h"
 #include "npugap/comm/simulate.h"
@@ -46,10 +48,24 @@ struct DpFlags {
   SimFlags sim;
   std::string grad_bytes;
   ModelOptions model;
-  double backward_ms = -1;
-  double forward_ms = 0;
+  double backward_ms = -1;  // -1: not given (from the perf model with --model)
+  double forward_ms = -1;   // -1: not given (0, or from the perf model with --model)
   std::string bucket = "25M";
+  TargetOptions target;  // the NPU the perf model times the backward on
 };
+
+// Forward and backward device time of one training step of `model` on the target, from the perf
+// model (graph mode, mixed precision as the target's framework default), for `comm dp --model`.
+Expected<analysis::perf::PhaseTimes> PerfPhaseTimes(const ir::Model& model, const TargetOptions& t) {
+  namespace perf = analysis::perf;
+  NPUGAP_ASSIGN_OR_RETURN(const target::Target target, LoadTargetWithOptions(t));
+  perf::LowerOptions lo;
+  lo.train = true;
+  NPUGAP_ASSIGN_OR_RETURN(const perf::Lowering lowering, perf::Lower(model, target, lo));
+  NPUGAP_ASSIGN_OR_RETURN(const perf::IterationResult r,
+                          perf::SimulateIteration(lowering, target, {}, &perf::PredictKernel));
+  return perf::DeviceTimeByPhase(r);
+}
 
 // "8M", "1G", "4096", "1.5K": binary units as nccl-tests and HCCL_BUFFSIZE use them.
 Expected<double> ParseSize(const std::string& text, const std::string& flag) {
@@ -264,6 +280,12 @@ int RunDp(const DpFlags& f) {
   auto cluster = LoadClusterFlag(f.sim);
   if (!cluster.ok()) return ReportError(cluster.status());
   comm::DpOptions o;
+  double backward_ms = f.backward_ms, forward_ms = f.forward_ms;
+  std::string compute_source = "given";
+  if (f.backward_ms < 0 && f.backward_ms != -1)
+    return ReportError(Status::InvalidArgument(fmt::format("--backward-ms {}: must be >= 0", f.backward_ms)));
+  if (f.forward_ms < 0 && f.forward_ms != -1)
+    return ReportError(Status::InvalidArgument(fmt::format("--forward-ms {}: must be >= 0", f.forward_ms)));
   if (!f.model.model_path.empty()) {
     auto model = LoadModelWithOptions(f.model);
     if (!model.ok()) return ReportError(model.status());
@@ -271,6 +293,13 @@ int RunDp(const DpFlags& f) {
     if (!(o.grad_bytes > 0))
       return ReportError(
           Status::InvalidArgument(f.model.model_path + ": the model has no initializers (no gradients)"));
+    if (backward_ms < 0) {
+      auto times = PerfPhaseTimes(*model, f.target);
+      if (!times.ok()) return ReportError(times.status().WithContext(f.model.model_path));
+      backward_ms = times->backward_ms;
+      if (forward_ms < 0) forward_ms = times->forward_ms + times->optimizer_ms;
+      compute_source = "perf model on " + f.target.spec;
+    }
   } else if (!f.grad_bytes.empty()) {
     auto g = ParseSize(f.grad_bytes, "--grad-bytes");
     if (!g.ok()) return ReportError(g.status());
@@ -278,16 +307,16 @@ int RunDp(const DpFlags& f) {
   } else {
     return ReportError(Status::InvalidArgument("--grad-bytes: required (or --model MODEL)"));
   }
-  if (f.backward_ms < 0)
+  if (backward_ms < 0)
     return ReportError(
-        Status::InvalidArgument(fmt::format("--backward-ms {}: required, must be >= 0", f.backward_ms)));
-  if (f.forward_ms < 0)
-    return ReportError(Status::InvalidArgument(fmt::format("--forward-ms {}: must be >= 0", f.forward_ms)));
+        Status::InvalidArgument("--backward-ms: required (or --model MODEL to take it from the "
+                                "perf model)"));
+  if (forward_ms < 0) forward_ms = 0;
   auto bucket = ParseSize(f.bucket, "--bucket");
   if (!bucket.ok()) return ReportError(bucket.status());
   o.bucket_bytes = *bucket;
-  o.backward_s = f.backward_ms * 1e-3;
-  o.forward_s = f.forward_ms * 1e-3;
+  o.backward_s = backward_ms * 1e-3;
+  o.forward_s = forward_ms * 1e-3;
   std::vector<int> counts =
       f.sim.ranks > 0 ? std::vector<int>{f.sim.ranks} : comm::DefaultDpRankCounts(*cluster);
   std::vector<comm::DpResult> rows;
@@ -306,8 +335,9 @@ int RunDp(const DpFlags& f) {
     nlohmann::json j{{"cluster", cluster->name},
                      {"grad_bytes", o.grad_bytes},
                      {"bucket_bytes", o.bucket_bytes},
-                     {"backward_ms", f.backward_ms},
-                     {"forward_ms", f.forward_ms},
+                     {"backward_ms", backward_ms},
+                     {"forward_ms", forward_ms},
+                     {"compute_source", compute_source},
                      {"ranks", last.ranks},
                      {"step_ms", last.step_s * 1e3},
                      {"exposed_comm_ms", last.exposed_comm_s * 1e3},
@@ -325,9 +355,11 @@ int RunDp(const DpFlags& f) {
     return kExitOk;
   }
   std::cout << fmt::format(
-      "# {}: data-parallel step, {:.1f} MB gradients in {:.1f} MB buckets, backward {} ms, forward {} ms, {} "
-      "model\n",
-      cluster->name, o.grad_bytes / 1e6, o.bucket_bytes / 1e6, f.backward_ms, f.forward_ms, f.sim.sim);
+      "# {}: data-parallel step, {:.1f} MB gradients in {:.1f} MB buckets, backward {:.3f} ms, forward "
+      "{:.3f} ms "
+      "({}), {} model\n",
+      cluster->name, o.grad_bytes / 1e6, o.bucket_bytes / 1e6, backward_ms, forward_ms, compute_source,
+      f.sim.sim);
   std::cout << fmt::format("{:>7} {:>8} {:>11} {:>11} {:>16} {:>11}  {}\n", "ranks", "buckets", "step(ms)",
                            "comm(ms)", "exposed comm(ms)", "efficiency", "algo");
   for (const auto& r : rows)
@@ -361,8 +393,13 @@ Command AddCommCommand(CLI::App& app) {
   AddSimFlags(*dp, dp_flags->sim);
   dp->add_option("--grad-bytes", dp_flags->grad_bytes, "gradient bytes, e.g. 1.4G");
   dp->add_option("--model", dp_flags->model.model_path, "ONNX model: gradient bytes = its initializer bytes");
-  dp->add_option("--backward-ms", dp_flags->backward_ms, "backward compute time per step");
-  dp->add_option("--forward-ms", dp_flags->forward_ms, "forward compute time per step (not overlapped)");
+  dp->add_option("--batch", dp_flags->model.batch, "with --model: bind the symbolic batch dim");
+  dp->add_option("--backward-ms", dp_flags->backward_ms,
+                 "backward compute time per step (default with --model: the perf model's)");
+  dp->add_option(
+      "--forward-ms", dp_flags->forward_ms,
+      "forward + optimizer time per step, not overlapped (default 0; with --model: the perf model's)");
+  AddTargetOption(*dp, dp_flags->target);
   dp->add_option("--bucket", dp_flags->bucket, "gradient bucket size (default 25M, DDP's)");
   return {cmd, [=] { return dp->parsed() ? RunDp(*dp_flags) : RunComm(*comm_flags); }};
 }

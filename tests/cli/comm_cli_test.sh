@@ -107,9 +107,28 @@ expect_error "exec timeout 910" "HCCL_EXEC_TIMEOUT 20000: must be in (0, 17340] 
   "$NPUGAP" comm --cluster atlas800-910 --ranks 8 --exec-timeout 20000
 expect_error "nics per leaf" "--nics-per-leaf -4: must be >= 1" "$NPUGAP" comm "${A2[@]}" --nics-per-leaf -4
 expect_error "oversubscription" "--oversubscription 0.5: must be >= 1" "$NPUGAP" comm "${A2[@]}" --oversubscription 0.5
+# Backward time from the perf model (issue 6 item 5): the training step of a model file, lowered
+# and timed on the target; the same step with that time given by hand must agree.
+"$NPUGAP" example simplenet -o "$TMP/dp_net.onnx" --batch 4 > /dev/null
+"$NPUGAP" comm dp --cluster atlas800t-a2 --ranks 16 --model "$TMP/dp_net.onnx" --target ascend910b2 --json > "$TMP/dp_perf.json"
+check "dp backward from the perf model" json_true "$TMP/dp_perf.json" \
+  "j['backward_ms'] > 0 and j['forward_ms'] > 0 and j['compute_source'] == 'perf model on ascend910b2'"
+bw=$(json_get "$TMP/dp_perf.json" "repr(j['backward_ms'])")
+fw=$(json_get "$TMP/dp_perf.json" "repr(j['forward_ms'])")
+"$NPUGAP" comm dp --cluster atlas800t-a2 --ranks 16 --model "$TMP/dp_net.onnx" --backward-ms "$bw" --forward-ms "$fw" --json > "$TMP/dp_given.json"
+check "dp perf-model step equals the same times given" python3 -c "
+import json; a=json.load(open('$TMP/dp_perf.json')); b=json.load(open('$TMP/dp_given.json'))
+assert b['compute_source'] == 'given' and abs(a['step_ms'] - b['step_ms']) <= 1e-9 * a['step_ms'], (a, b)"
+"$NPUGAP" perf "$TMP/dp_net.onnx" --target ascend910b2 --train --json > "$TMP/dp_net_perf.json"
+check "dp backward is below the perf model's whole step" python3 -c "
+import json; d=json.load(open('$TMP/dp_perf.json')); p=json.load(open('$TMP/dp_net_perf.json'))
+assert 0 < d['backward_ms'] < p['iteration_ms'], (d['backward_ms'], p['iteration_ms'])"
 expect_error "dp grad missing" "--grad-bytes: required" "$NPUGAP" comm dp --cluster atlas800t-a2 --backward-ms 10
 expect_error "dp grad zero" "--grad-bytes '0': size must be > 0" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 0 --backward-ms 10
-expect_error "dp backward" "--backward-ms -1: required" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G
+expect_error "dp backward" "--backward-ms: required (or --model" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G
+expect_error "dp backward negative" "--backward-ms -5: must be >= 0" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G --backward-ms -5
+expect_error "dp forward negative" "--forward-ms -2: must be >= 0" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G --backward-ms 5 --forward-ms -2
+expect_error "dp unknown target" "nosuchnpu" "$NPUGAP" comm dp --cluster atlas800t-a2 --model "$TMP/dp_net.onnx" --target nosuchnpu
 expect_error "dp bucket" "--bucket 'x': cannot parse a size" "$NPUGAP" comm dp --cluster atlas800t-a2 --grad-bytes 1G --backward-ms 5 --bucket x
 expect_error "dp ranks" "--ranks 12: does not fit" "$NPUGAP" comm dp --cluster atlas800t-a2 --ranks 12 --grad-bytes 1G --backward-ms 5
 expect_error "dp model" "missing.onnx" "$NPUGAP" comm dp --cluster atlas800t-a2 --model "$TMP/missing.onnx" --backward-ms 5

@@ -138,4 +138,23 @@ std::vector<TimedKernel> TopKernels(const IterationResult& r, size_t n) {
   return top;
 }
 
+PhaseTimes DeviceTimeByPhase(const IterationResult& r) {
+  PhaseTimes t;
+  for (const TimedKernel& k : r.kernels) {
+    const double ms = k.time_us * 1e-3;
+    switch (k.phase) {
+      case Phase::kForward:
+        t.forward_ms += ms;
+        break;
+      case Phase::kBackward:
+        t.backward_ms += ms;
+        break;
+      case Phase::kOptimizer:
+        t.optimizer_ms += ms;
+        break;
+    }
+  }
+  return t;
+}
+
 }  // namespace npugap::analysis::perf

@@ -75,6 +75,13 @@ struct IterationResult {
 Expected<IterationResult> SimulateIteration(const Lowering& lowering, const target::Target& target,
                                             const IterationOptions& options, const KernelCostFn& cost);
 
+// Device kernel time of each phase of a step (what a data-parallel model overlaps with the
+// gradient all-reduce: the backward).
+struct PhaseTimes {
+  double forward_ms = 0, backward_ms = 0, optimizer_ms = 0;
+};
+PhaseTimes DeviceTimeByPhase(const IterationResult& r);
+
 // The `n` kernels with the largest time, largest first.
 std::vector<TimedKernel> TopKernels(const IterationResult& r, size_t n);
 
