@@ -186,9 +186,10 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
 
   // Optional and may be left out: only the per-kernel cost model reads it (docs/perf.md).
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
-    r.WarnUnknownKeys(*k, "kernel", {"launch_overhead", "fp32_matmul_passes"});
+    r.WarnUnknownKeys(*k, "kernel", {"launch_overhead", "fp32_matmul_passes", "block_start"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
-                           r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive)};
+                           r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
+                           r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative)};
   }
 
   const json& ic = r.Section(root, "interconnect");

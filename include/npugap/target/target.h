@@ -134,6 +134,7 @@ struct AiCpu {
 struct KernelCosts {
   Number launch_overhead;     // seconds: start, scalar setup and completion of one AI Core kernel
   Number fp32_matmul_passes;  // fp16 cube passes per MAC of a matmul kept in fp32 (1: native fp32)
+  Number block_start;         // seconds: the scheduler's dispatch of each block after the first
 };
 
 struct Link {

@@ -110,7 +110,11 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   int used = 0;
   const double cores = EffectiveCores(kernel.block_dim, in_bytes + out_bytes, physical, &used);
   c.block_dim = used;
-  c.overhead_us = target.kernel ? 1e6 * target.kernel->launch_overhead.value : 0;
+  // The blocks are dispatched one after another: each block after the first delays the end.
+  c.overhead_us =
+      target.kernel
+          ? 1e6 * (target.kernel->launch_overhead.value + (used - 1) * target.kernel->block_start.value)
+          : 0;
   if (latency_only) {
     c.time_us = c.overhead_us;
     c.bound = Bound::kLatency;

@@ -118,7 +118,17 @@ TEST(PerfCostModel, MemoryComputeAndLatencyBounds) {
   EXPECT_EQ(tiny.bound, Bound::kLatency);
   EXPECT_NEAR(tiny.time_us, 1e6 * t.kernel->launch_overhead.value, 0.01);
   // A skinny matmul is bound by its operand traffic, a square one by the cube.
-  EXPECT_EQ(PredictKernel(MatMulNd(65536, 16, 16), t).bound, Bound::kMemory);
+  EXPECT_EQ(PredictKernel(MatMulNd(1 << 20, 16, 16), t).bound, Bound::kMemory);
+}
+
+TEST(PerfCostModel, EachBlockAfterTheFirstAddsItsStart) {
+  const auto& t = Ascend910();
+  // The same few bytes spread over 30 blocks end 29 block starts after the one-block kernel.
+  const auto add = [&](int block_dim) {
+    return PredictKernel(K("Add", block_dim, {"ND:float16:", "ND:float16:"}, {"ND:float16:"}), t);
+  };
+  EXPECT_NEAR(add(30).time_us - add(1).time_us, 29e6 * t.kernel->block_start.value, 0.01);
+  EXPECT_EQ(add(30).bound, Bound::kLatency);
 }
 
 TEST(PerfCostModel, FusedKernelIsComposedOfItsParts) {
