@@ -14,6 +14,7 @@ Section PerfSection(const PerfFacts& f, std::vector<Setting>* settings) {
   Section s;
   s.key = "perf";
   s.title = "Performance";
+  s.notes = f.notes;
   const double slowdown = f.dev_ms > 0 ? f.deploy_ms / f.dev_ms : 0;
   if (f.max_slowdown) {
     s.verdict = slowdown > *f.max_slowdown ? Verdict::kFail : Verdict::kOk;
