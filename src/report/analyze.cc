@@ -205,11 +205,17 @@ Section RunComm(const ir::Model& model, const AnalyzeOptions& o,
 
 Expected<Report> BuildReport(const ir::Model& model, const target::Target& target,
                              const AnalyzeOptions& given) {
-  // The deployment is a compiled graph: without --precision-mode, precision, compat and the
-  // lowering all use ATC's default mode (force_fp16), not torch_npu's.
+  // Without --precision-mode, precision, compat and the lowering all use one mode: for inference
+  // the deployment is an ATC-compiled graph, so ATC's default (force_fp16); a training step runs
+  // under the framework (torch_npu's ACL_PRECISION_MODE default, e.g. must_keep_origin_dtype on A2).
   AnalyzeOptions o = given;
-  if (o.precision_mode.empty() && target.compiler)
-    o.precision_mode = target.compiler->precision_mode_default.value;
+  if (o.precision_mode.empty()) {
+    if (o.train) {
+      o.precision_mode = target.framework.default_precision_mode.value;
+    } else if (target.compiler) {
+      o.precision_mode = target.compiler->precision_mode_default.value;
+    }
+  }
   Report r;
   r.tool_version = "0.1.0";
   r.model = Summarize(model);

@@ -248,7 +248,7 @@ TEST_F(SimpleNetReport, CompatPrecisionAndPerfAreTheAnalysesOwn) {
   EXPECT_NE(gated->precision.not_available.find("--skip precision"), std::string::npos);
 }
 
-TEST_F(SimpleNetReport, PrecisionAndPerfDefaultToAtcsMode) {
+TEST_F(SimpleNetReport, InferenceDefaultsToAtcsModeTrainingToTheFrameworks) {
   auto target = target::LoadTarget("ascend910b2");
   ASSERT_TRUE(target.ok());
   AnalyzeOptions o = Options(2);
@@ -259,6 +259,12 @@ TEST_F(SimpleNetReport, PrecisionAndPerfDefaultToAtcsMode) {
   EXPECT_NE(
       FindMetric(r->precision, "output_cosine")->label.find(target->compiler->precision_mode_default.value),
       std::string::npos);
+  // A training step runs under the framework, not ATC: torch_npu's default mode.
+  o.train = true;
+  o.skip = {"precision"};
+  auto t = BuildReport(onnx_import::BuildSimpleNet(2, 1), *target, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->config.precision_mode, target->framework.default_precision_mode.value);
 }
 
 TEST_F(SimpleNetReport, CompatIsNotAvailableOnATargetWithoutAtc) {
