@@ -340,6 +340,18 @@ TEST(PrecisionSection, FirstFailingLayerIsMarkedAndKeepFp32IsTheFix) {
   EXPECT_TRUE(ok.charts[0].x_markers.empty());
 }
 
+TEST(PrecisionSection, WithoutAKeepListTheFixIsTheSearchCommand) {
+  PrecisionFacts f = Layers(0.98);
+  f.keep_fp32.clear();
+  f.suggest_command =
+      "npugap precision m.onnx --target ascend910b2 --precision-mode force_fp16 --suggest-keep";
+  std::vector<Setting> settings;
+  const Section s = PrecisionSection(f, &settings);
+  EXPECT_EQ(s.verdict, Verdict::kFail);
+  EXPECT_NE(s.fix.find(f.suggest_command), std::string::npos);
+  EXPECT_TRUE(settings.empty());  // no --keep_dtype setting without a list
+}
+
 PerfFacts Times(double dev, double deploy) {
   PerfFacts f;
   f.dev_target = "cpu-dev";
