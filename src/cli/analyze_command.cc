@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "cli/perf_model_command.h"
 #include "npugap/analysis/memory/training.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/exec/executor.h"
@@ -37,11 +38,14 @@ struct AnalyzeFlags {
   std::string cluster;
   int ranks = 0;
   std::vector<std::string> inputs;
-  int samples = 8;
+  int samples = 2;
+  uint64_t seed = 0;
+  int threads = 1;
   std::string json_path;
   std::string html_path;
   std::string trace_path;
   std::string fail_on;
+  std::string skip;
   double max_slowdown = 0;  // 0: not given
   CLI::App* cmd = nullptr;
   bool given(const char* flag) const { return cmd->get_option(flag)->count() > 0; }
@@ -71,7 +75,8 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
-Expected<std::vector<std::string>> ParseFailOn(const std::string& text) {
+// A --fail-on / --skip list of section keys.
+Expected<std::vector<std::string>> ParseSectionList(const char* flag, const std::string& text) {
   std::vector<std::string> keys;
   std::stringstream ss(text);
   std::string item;
@@ -83,13 +88,13 @@ Expected<std::vector<std::string>> ParseFailOn(const std::string& text) {
     bool known = false;
     for (const auto& k : report::SectionKeys()) known = known || k == item;
     if (!known) {
-      return Status::InvalidArgument(fmt::format("--fail-on '{}': unknown section '{}' (valid: {}, all)",
-                                                 text, item, Join(report::SectionKeys())));
+      return Status::InvalidArgument(fmt::format("{} '{}': unknown section '{}' (valid: {}, all)", flag, text,
+                                                 item, Join(report::SectionKeys())));
     }
     keys.push_back(item);
   }
   if (keys.empty() || text.back() == ',')
-    return Status::InvalidArgument(fmt::format("--fail-on '{}': expected a list like memory,compat", text));
+    return Status::InvalidArgument(fmt::format("{} '{}': expected a list like memory,compat", flag, text));
   return keys;
 }
 
@@ -135,6 +140,7 @@ struct Validated {
   std::optional<target::Target> dev_target;
   std::optional<comm::Cluster> cluster;
   std::vector<std::string> fail_on;
+  std::vector<std::string> skip;
 };
 
 // Every flag, before the model is read.
@@ -156,6 +162,9 @@ Expected<Validated> ValidateFlags(const AnalyzeFlags& f) {
   }
   if (f.given("--samples") && f.samples < 1)
     return Status::InvalidArgument(fmt::format("--samples {}: must be >= 1", f.samples));
+  if (f.given("--samples") && !f.inputs.empty())
+    return Status::InvalidArgument(
+        "--samples applies to random inputs; an --inputs set is one sample (batch rows count)");
   if (f.given("--max-slowdown") && !(f.max_slowdown >= 1 && std::isfinite(f.max_slowdown)))
     return Status::InvalidArgument(
         fmt::format("--max-slowdown {}: must be a number >= 1 (deploy / dev time)", f.max_slowdown));
@@ -164,7 +173,10 @@ Expected<Validated> ValidateFlags(const AnalyzeFlags& f) {
     if (!fs::exists(p, ec)) return Status::NotFound(fmt::format("--inputs {}: no such file or folder", p));
   }
   if (f.given("--fail-on")) {
-    NPUGAP_ASSIGN_OR_RETURN(v.fail_on, ParseFailOn(f.fail_on));
+    NPUGAP_ASSIGN_OR_RETURN(v.fail_on, ParseSectionList("--fail-on", f.fail_on));
+  }
+  if (f.given("--skip")) {
+    NPUGAP_ASSIGN_OR_RETURN(v.skip, ParseSectionList("--skip", f.skip));
   }
   if (f.given("--json")) NPUGAP_RETURN_IF_ERROR(CheckOutputPath("--json", f.json_path, true));
   if (f.given("--html")) NPUGAP_RETURN_IF_ERROR(CheckOutputPath("--html", f.html_path, false));
@@ -253,6 +265,7 @@ int RunAnalyze(const AnalyzeFlags& f) {
   if (f.given("--batch")) {
     if (Status s = CheckBatchBound(*model, f.model.batch); !s.ok()) return ReportError(s);
   }
+  std::vector<ir::Tensor> input_set;
   if (!f.inputs.empty()) {
     auto inputs = onnx_import::LoadInputFiles(model->graph, f.inputs);
     if (!inputs.ok()) return ReportError(inputs.status().WithContext("--inputs"));
@@ -265,6 +278,7 @@ int RunAnalyze(const AnalyzeFlags& f) {
       Status s = exec::CheckInput(g.values[static_cast<size_t>(g.inputs[i])], (*inputs)[i]);
       if (!s.ok()) return ReportError(s.WithContext("--inputs"));
     }
+    input_set = std::move(*inputs);
   }
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   report::AnalyzeOptions options;
@@ -277,6 +291,13 @@ int RunAnalyze(const AnalyzeFlags& f) {
   options.ranks = f.ranks;
   options.samples = f.samples;
   options.inputs_given = !f.inputs.empty();
+  options.seed = f.seed;
+  options.skip = v->skip;
+  options.inputs = std::move(input_set);
+  options.threads = f.threads;
+  if (f.given("--max-slowdown")) options.max_slowdown = f.max_slowdown;
+  analysis::perf::IterationResult timeline;
+  if (!f.trace_path.empty()) options.deploy_timeline = &timeline;
   options.load_at_batch = [&f](int64_t batch) {
     ModelOptions at = f.model;
     at.batch = batch;
@@ -302,9 +323,16 @@ int RunAnalyze(const AnalyzeFlags& f) {
     if (!f.json_path.empty()) std::cout << "wrote      " << f.json_path << "\n";
     if (!f.html_path.empty()) std::cout << "wrote      " << f.html_path << "\n";
   }
-  if (!f.trace_path.empty())
-    std::cerr << "npugap: note: --trace " << f.trace_path
-              << " not written: the performance analysis has not landed\n";
+  if (!f.trace_path.empty()) {
+    if (r.perf.verdict == report::Verdict::kNotAvailable) {
+      std::cerr << "npugap: note: --trace " << f.trace_path << " not written: " << r.perf.not_available
+                << "\n";
+    } else {
+      if (Status s = WriteOutput(2, f.trace_path, ChromeTraceJson(timeline, v->target.name)); !s.ok())
+        return ReportError(s);
+      if (f.json_path != "-") std::cout << "wrote      " << f.trace_path << "\n";
+    }
+  }
   for (const auto& key : v->fail_on) {
     const report::Section* s = r.FindSection(key);
     if (s != nullptr && s->verdict == report::Verdict::kNotAvailable)
@@ -326,19 +354,23 @@ Command AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--optimizer", f->optimizer, "with --train: sgd | momentum | adam | adamw (default adam)");
   cmd->add_option("--precision-mode", f->precision_mode, "ATC --precision_mode or --precision_mode_v2 value");
   cmd->add_option("--dev-target", f->dev_target,
-                  "the training / dev environment to compare with, e.g. cpu-dev");
+                  "the training / dev environment the perf section compares with (default cpu-dev)")
+      ->default_val("cpu-dev");
   cmd->add_option("--cluster", f->cluster,
                   "cluster name (data/clusters) or .json: adds the communication section");
   cmd->add_option("--ranks", f->ranks, "data-parallel ranks on the cluster");
   cmd->add_option("--inputs", f->inputs,
                   "input_K.pb folder, .pb, .npy or .npz files for the precision samples");
-  cmd->add_option("--samples", f->samples, "precision samples (default 8)");
+  cmd->add_option("--samples", f->samples, "random precision input sets (default 2)");
+  cmd->add_option("--seed", f->seed, "seed of the first random precision input set (default 0)");
+  AddThreadsOption(*cmd, f->threads);
   cmd->add_option("--json", f->json_path,
                   "write the report as JSON to FILE ('-': stdout instead of the summary)");
   cmd->add_option("--html", f->html_path, "write a self-contained HTML report with plots to FILE");
   cmd->add_option("--trace", f->trace_path, "write the predicted timeline as Chrome-trace JSON to FILE");
   cmd->add_option("--fail-on", f->fail_on,
                   "exit 1 when one of these sections fails: " + Join(report::SectionKeys()) + ", all");
+  cmd->add_option("--skip", f->skip, "sections not to run, e.g. precision,comm (the report says skipped)");
   cmd->add_option("--max-slowdown", f->max_slowdown, "perf fails when deploy time / dev time exceeds X");
   return {cmd, [f] { return RunAnalyze(*f); }};
 }

@@ -58,16 +58,29 @@ nlohmann::json BreakdownJson(const perf::Breakdown& b) {
           {"communication", b.comm_ms}};
 }
 
+std::string ChromeTrace(const Prediction& p) { return ChromeTraceJson(p.iteration, p.target.name); }
+
+int64_t ModelBatch(const ir::Model& m, int64_t given) {
+  if (given > 0) return given;
+  for (int v : m.graph.inputs) {
+    const auto& dims = m.graph.values[static_cast<size_t>(v)].type.dims;
+    if (dims && !dims->empty() && (*dims)[0].is_static()) return (*dims)[0].value;
+  }
+  return 1;
+}
+
+}  // namespace
+
 // Chrome trace event format (opens in Perfetto / chrome://tracing): one process for the host's
 // dispatch thread, one for the device's kernel stream; times in microseconds.
-std::string ChromeTrace(const Prediction& p) {
+std::string ChromeTraceJson(const perf::IterationResult& iteration, const std::string& target_name) {
   nlohmann::json events = nlohmann::json::array();
   events.push_back(
       {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "host dispatch"}}}});
   events.push_back(
-      {{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "device " + p.target.name}}}});
-  const bool eager = p.iteration.mode == perf::ExecMode::kEager;
-  for (const auto& k : p.iteration.kernels) {
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "device " + target_name}}}});
+  const bool eager = iteration.mode == perf::ExecMode::kEager;
+  for (const auto& k : iteration.kernels) {
     if (eager) {
       events.push_back({{"name", k.op_type},
                         {"cat", "dispatch"},
@@ -97,21 +110,10 @@ std::string ChromeTrace(const Prediction& p) {
                       {"pid", 1},
                       {"tid", 1},
                       {"ts", 0},
-                      {"dur", p.iteration.breakdown.dispatch_ms * 1e3}});
+                      {"dur", iteration.breakdown.dispatch_ms * 1e3}});
   }
   return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
 }
-
-int64_t ModelBatch(const ir::Model& m, int64_t given) {
-  if (given > 0) return given;
-  for (int v : m.graph.inputs) {
-    const auto& dims = m.graph.values[static_cast<size_t>(v)].type.dims;
-    if (dims && !dims->empty() && (*dims)[0].is_static()) return (*dims)[0].value;
-  }
-  return 1;
-}
-
-}  // namespace
 
 void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& o) {
   cmd.add_option("model", o.model.model_path, "ONNX model file (lowering + iteration model)");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/common.h"
+#include "npugap/analysis/perf/iteration.h"
 
 namespace npugap::cli {
 
@@ -29,6 +30,10 @@ struct PerfModelOptions {
 // Adds MODEL and the model-mode flags to the `perf` subcommand (not --target / --json, which the
 // subcommand shares between its modes).
 void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& options);
+// The Chrome trace event JSON (Perfetto / chrome://tracing) of a predicted step on `target_name`:
+// the host's dispatch track and the device's kernel stream. Also written by `analyze --trace`.
+std::string ChromeTraceJson(const analysis::perf::IterationResult& iteration, const std::string& target_name);
+
 int RunPerfModel(const PerfModelOptions& options, const TargetOptions& target, bool json);
 
 }  // namespace npugap::cli

@@ -1,9 +1,10 @@
-// BuildReport: runs compatibility, memory and (with a cluster) communication on one IR and fills
-// the report; precision and performance are marked not available until their analyses land.
+// BuildReport: runs compatibility, precision, memory, performance and (with a cluster)
+// communication on one IR and fills the report.
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "analyze_internal.h"
 #include "npugap/analysis/compat/static_model.h"
 #include "npugap/analysis/memory/shapes.h"
 #include "npugap/comm/data_parallel.h"
@@ -15,7 +16,7 @@ namespace {
 
 namespace mem = analysis::memory;
 
-constexpr int kSteps = 4;  // compat, memory plan, largest batch, communication
+constexpr int kSteps = 6;  // compat, precision, memory plan, largest batch, perf, communication
 
 ModelSummary Summarize(const ir::Model& model) {
   ModelSummary m;
@@ -78,7 +79,7 @@ Expected<MemoryFacts> MemoryFactsOf(const ir::Model& model, const target::Target
     NPUGAP_ASSIGN_OR_RETURN(auto t, mem::PlanTraining(g, shapes, target, train_options));
     f.training = t;
   }
-  if (o.progress) o.progress("largest batch", 2, kSteps);
+  if (o.progress) o.progress("largest batch", 3, kSteps);
   // How dims scale with the batch: the same model imported at twice the batch.
   if (!o.load_at_batch) {
     f.max_batch_note = "not searched";
@@ -142,7 +143,8 @@ Section RunMemory(const ir::Model& model, const target::Target& target, const An
   return MemorySection(*facts, settings);
 }
 
-Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Setting>* settings) {
+Section RunComm(const ir::Model& model, const AnalyzeOptions& o,
+                const std::optional<internal::StepCompute>& step, std::vector<Setting>* settings) {
   const comm::Cluster& cluster = *o.cluster;
   CommFacts f;
   f.cluster = cluster.name;
@@ -164,6 +166,11 @@ Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Set
   }
   counts.push_back(o.ranks);
   comm::SimOptions sim;
+  if (!step) {
+    f.scaling_note =
+        o.train ? "scaling efficiency needs the performance section's backward time, which is not available"
+                : "scaling efficiency needs a training step's backward time (--train)";
+  }
   f.buffsize_mb = cluster.hccl.buffsize_mb.value;
   f.buffsize_source = cluster.hccl.buffsize_mb.source;
   comm::CollectiveSpec spec;
@@ -172,7 +179,19 @@ Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Set
   for (int n : counts) {
     auto r = comm::SimulateCollective(cluster, n, spec, sim);
     if (!r.ok()) return NotAvailableSection("comm", "Communication", r.status().message());
-    f.rows.push_back({n, r->time_s, r->busbw_gbps, r->algo, std::nullopt});
+    std::optional<double> efficiency;
+    if (step) {
+      // DDP-style bucketed all-reduce overlapped with the predicted backward (comm/data_parallel.h).
+      comm::DpOptions dp;
+      dp.grad_bytes = f.grad_bytes;
+      dp.backward_s = step->backward_s;
+      dp.forward_s = step->forward_s;
+      dp.sim = sim;
+      auto d = comm::ModelDataParallelStep(cluster, n, dp);
+      if (!d.ok()) return NotAvailableSection("comm", "Communication", d.status().message());
+      efficiency = d->scaling_efficiency;
+    }
+    f.rows.push_back({n, r->time_s, r->busbw_gbps, r->algo, efficiency});
     if (n == o.ranks) {
       auto t = comm::AnalyzeTimeouts(cluster, *r, sim, comm::TimeoutSettings{});
       if (!t.ok()) return NotAvailableSection("comm", "Communication", t.status().message());
@@ -184,7 +203,19 @@ Section RunComm(const ir::Model& model, const AnalyzeOptions& o, std::vector<Set
 
 }  // namespace
 
-Expected<Report> BuildReport(const ir::Model& model, const target::Target& target, const AnalyzeOptions& o) {
+Expected<Report> BuildReport(const ir::Model& model, const target::Target& target,
+                             const AnalyzeOptions& given) {
+  // Without --precision-mode, precision, compat and the lowering all use one mode: for inference
+  // the deployment is an ATC-compiled graph, so ATC's default (force_fp16); a training step runs
+  // under the framework (torch_npu's ACL_PRECISION_MODE default, e.g. must_keep_origin_dtype on A2).
+  AnalyzeOptions o = given;
+  if (o.precision_mode.empty()) {
+    if (o.train) {
+      o.precision_mode = target.framework.default_precision_mode.value;
+    } else if (target.compiler) {
+      o.precision_mode = target.compiler->precision_mode_default.value;
+    }
+  }
   Report r;
   r.tool_version = "0.1.0";
   r.model = Summarize(model);
@@ -194,34 +225,37 @@ Expected<Report> BuildReport(const ir::Model& model, const target::Target& targe
   r.config.batch = o.batch > 0 ? o.batch : FileBatch(model);
   r.config.train = o.train;
   r.config.optimizer = o.train ? o.optimizer : "";
-  r.config.precision_mode = o.precision_mode;
+  r.config.precision_mode = o.precision_mode;  // the mode used, defaulted or given
   r.config.cluster = o.cluster != nullptr ? o.cluster->name : "";
   r.config.ranks = o.cluster != nullptr ? o.ranks : 0;
-  r.config.samples = o.samples;
+  r.config.samples = o.inputs_given ? 1 : o.samples;
   for (const auto& w : target.warnings) r.warnings.push_back(target.name + ": " + w);
   for (const auto& w : model.warnings) r.warnings.push_back(model.path + ": " + w);
 
+  auto skipped = [&](const char* key) {
+    return std::find(o.skip.begin(), o.skip.end(), key) != o.skip.end();
+  };
+  auto skip_section = [](const char* key, const char* title) {
+    return NotAvailableSection(key, title, fmt::format("skipped (--skip {})", key));
+  };
   if (o.progress) o.progress("compatibility", 0, kSteps);
-  r.compat = RunCompat(model, target, o, &r.recommendations);
-  std::string precision_flags = fmt::format("--samples {}", o.samples);
-  if (!o.precision_mode.empty())
-    precision_flags = "--precision-mode " + o.precision_mode + ", " + precision_flags;
-  if (o.inputs_given) precision_flags += ", --inputs";
-  r.precision = NotAvailableSection(
-      "precision", "Precision",
-      fmt::format("the precision analysis (issue 3: numerics plan and emulated run) has not landed; {} "
-                  "validated, applied when it lands",
-                  precision_flags));
-  if (o.progress) o.progress("memory plan", 1, kSteps);
-  r.memory = RunMemory(model, target, o, &r.recommendations);
-  r.perf = NotAvailableSection(
-      "perf", "Performance",
-      fmt::format("the performance analysis (issue 5: kernel lowering and cost model) has not landed; {}"
-                  "--max-slowdown and --trace are validated, applied when it lands",
-                  o.dev_target != nullptr ? "--dev-target " + o.dev_target->name + ", " : ""));
-  if (o.cluster != nullptr) {
-    if (o.progress) o.progress("communication", 3, kSteps);
-    r.comm = RunComm(model, o, &r.recommendations);
+  r.compat = skipped("compat") ? skip_section("compat", "Compatibility")
+                               : RunCompat(model, target, o, &r.recommendations);
+  if (o.progress) o.progress("precision", 1, kSteps);
+  r.precision = skipped("precision") ? skip_section("precision", "Precision")
+                                     : internal::RunPrecision(model, target, o, &r.recommendations);
+  if (o.progress) o.progress("memory plan", 2, kSteps);
+  r.memory =
+      skipped("memory") ? skip_section("memory", "Memory") : RunMemory(model, target, o, &r.recommendations);
+  if (o.progress) o.progress("performance", 4, kSteps);
+  std::optional<internal::StepCompute> step;
+  r.perf = skipped("perf") ? skip_section("perf", "Performance")
+                           : internal::RunPerf(model, target, o, &r.recommendations, &step);
+  if (skipped("comm")) {
+    r.comm = skip_section("comm", "Communication");
+  } else if (o.cluster != nullptr) {
+    if (o.progress) o.progress("communication", 5, kSteps);
+    r.comm = RunComm(model, o, step, &r.recommendations);
   } else {
     r.comm = NotAvailableSection("comm", "Communication", "no cluster given (--cluster NAME --ranks N)");
   }

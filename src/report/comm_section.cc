@@ -30,9 +30,7 @@ Section CommSection(const CommFacts& f, std::vector<Setting>* settings) {
     s.metrics.push_back({"scaling_efficiency", fmt::format("scaling efficiency at {} ranks", last.ranks),
                          *last.scaling_efficiency, "", FormatPercent(*last.scaling_efficiency)});
   } else {
-    s.notes.push_back(
-        "scaling efficiency needs the backward compute time from the performance analysis, which has not "
-        "landed: the all-reduce times are simulated, their overlap with backward is not");
+    s.notes.push_back(f.scaling_note.empty() ? "scaling efficiency: not computed" : f.scaling_note);
   }
   s.details.push_back(fmt::format("algorithm at {} ranks: {}", last.ranks, last.algo));
   s.details.push_back(

@@ -15,6 +15,7 @@ Section PrecisionSection(const PrecisionFacts& f, std::vector<Setting>* settings
   for (size_t i = 0; i < f.layers.size() && first == nullptr; ++i) {
     if (f.layers[i].cosine < f.cosine_threshold) first = &f.layers[i], first_index = i;
   }
+  s.notes = f.notes;
   s.verdict = f.output_cosine < f.cosine_threshold ? Verdict::kFail
               : first != nullptr                   ? Verdict::kWarning
                                                    : Verdict::kOk;
@@ -31,8 +32,10 @@ Section PrecisionSection(const PrecisionFacts& f, std::vector<Setting>* settings
   if (s.verdict != Verdict::kOk) {
     std::string list;
     for (const auto& n : f.keep_fp32) list += (list.empty() ? "" : ", ") + n;
-    s.fix = f.keep_fp32.empty() ? "keep the first failing layer in FP32 (ATC --keep_dtype)"
-                                : "keep these nodes in FP32 (ATC --keep_dtype): " + list;
+    s.fix = !f.keep_fp32.empty() ? "keep these nodes in FP32 (ATC --keep_dtype): " + list
+            : !f.suggest_command.empty()
+                ? "search the nodes to keep in FP32 (ATC --keep_dtype): " + f.suggest_command
+                : "keep the first failing layer in FP32 (ATC --keep_dtype)";
     if (settings != nullptr && !f.keep_fp32.empty()) {
       settings->push_back({SettingKind::kAtcFlag, "--keep_dtype", list,
                            "precision: the nodes the --keep_dtype file lists (the suggested keep-FP32 set)"});

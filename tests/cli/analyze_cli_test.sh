@@ -45,7 +45,7 @@ expect_error() {
 
 json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
-"$NPUGAP" example simplenet -o "$TMP/net.onnx" --batch 8 > /dev/null
+"$NPUGAP" example simplenet -o "$TMP/net.onnx" --batch 2 > /dev/null
 "$NPUGAP" example simplenet -o "$TMP/big.onnx" --batch 2048 > /dev/null
 NET=$TMP/net.onnx
 BIG=$TMP/big.onnx
@@ -53,7 +53,8 @@ BIG=$TMP/big.onnx
 # --- the summary ----------------------------------------------------------------------------
 expect_rc "analyze exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --dev-target cpu-dev
 check "summary: every section" bash -c "for s in compat precision memory perf comm; do grep -q \"^\$s \" '$TMP/out' || exit 1; done"
-check "summary: precision not available, with the reason" grep -q "^precision  N/A .*has not landed" "$TMP/out"
+check "summary: precision ran (a verdict, the output cosine)" grep -Eq "^precision  (OK|WARNING|FAIL) .*output cosine" "$TMP/out"
+check "summary: perf ran against cpu-dev" grep -Eq "^perf       (OK|WARNING|FAIL) .*iteration on cpu-dev" "$TMP/out"
 check "summary: recommended configuration" grep -q "recommended configuration" "$TMP/out"
 check "summary: --soc_version from the profile" grep -q "atc flag   --soc_version=Ascend910B2" "$TMP/out"
 check "piped: no colour" bash -c "! grep -q $'\033' '$TMP/out'"
@@ -69,8 +70,10 @@ done
 check "every section has a verdict" json_true "$TMP/r.json" \
   "all(j[k]['verdict'] in ('ok','warning','fail','not_available') for k in ['compat','precision','memory','perf','comm'])"
 check "not-available sections carry a reason and no numbers" json_true "$TMP/r.json" \
-  "all(j[k]['verdict'] == 'not_available' and j[k]['reason'] and 'metrics' not in j[k] for k in ['precision','perf','comm'])"
-check "memory: batch 8 fits the 910B2" json_true "$TMP/r.json" \
+  "all(j[k]['verdict'] == 'not_available' and j[k]['reason'] and 'metrics' not in j[k] for k in ['comm'])"
+check "precision and perf have numbers" json_true "$TMP/r.json" \
+  "all(j[k]['verdict'] != 'not_available' and j[k]['metrics'] for k in ['precision','perf'])"
+check "memory: batch 2 fits the 910B2" json_true "$TMP/r.json" \
   "j['memory']['verdict'] == 'ok' and j['memory']['metrics']['needed_bytes']['value'] > 0"
 check "memory timeline: one point per node" json_true "$TMP/r.json" \
   "len(j['memory']['charts'][0]['series'][0]['y']) == j['model']['nodes']"
@@ -82,16 +85,16 @@ check "--json -: stdout is the JSON" json_true "$TMP/out" "j['target']['name'] =
 
 # --- --fail-on --------------------------------------------------------------------------------
 expect_rc "training at batch 2048 does not fit: --fail-on memory exits 1" 1 \
-  "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --optimizer adam --fail-on memory --json "$TMP/big.json"
+  "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --optimizer adam --fail-on memory --json "$TMP/big.json" --skip precision
 check "big: memory fails; fixed-batch file, so the fix says to re-export" json_true "$TMP/big.json" \
   "j['memory']['verdict'] == 'fail' and 'max_batch' not in j['memory']['metrics'] and 'symbolic batch' in j['memory']['fix']"
 check "big: no batch is recommended that does not fit" json_true "$TMP/big.json" \
   "not [r for r in j['recommendations'] if r['kind'] == 'batch']"
 check "big: memory cause names the bytes" json_true "$TMP/big.json" "'needs' in j['memory']['cause']"
-expect_rc "same run without --fail-on exits 0" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train
-expect_rc "--fail-on compat,comm: those did not fail" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --fail-on compat,comm
-expect_rc "--fail-on all includes memory" 1 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --fail-on all
-expect_rc "--fail-on precision: not available is not a failure" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --fail-on precision
+expect_rc "same run without --fail-on exits 0" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --skip precision
+expect_rc "--fail-on compat,comm: those did not fail" 0 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --skip precision --fail-on compat,comm
+expect_rc "--fail-on all includes memory" 1 "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --skip precision --fail-on all
+expect_rc "--fail-on precision: skipped is not a failure" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --skip precision --fail-on precision
 check "--fail-on precision: says it is not gated" grep -q "precision: section not available, not gated" "$TMP/err"
 
 # --- communication ----------------------------------------------------------------------------
@@ -99,11 +102,35 @@ expect_rc "--cluster --ranks exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend9
 check "comm: a verdict, the all-reduce at 16 ranks, the HCCL_BUFFSIZE setting" json_true "$TMP/c.json" \
   "j['comm']['verdict'] in ('ok','fail') and j['comm']['charts'][0]['series'][0]['x'][-1] == 16 and any(r['name'] == 'HCCL_BUFFSIZE' for r in j['recommendations'])"
 
-# --- flags of sections that have not landed are accepted ----------------------------------------
-expect_rc "precision / perf flags accepted" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --precision-mode mixed_float16 \
-  --samples 4 --max-slowdown 1.5 --dev-target cpu-dev --trace "$TMP/t.json"
-check "--trace: says it was not written" grep -q "trace .* not written" "$TMP/err"
-check "--trace: no file" test ! -e "$TMP/t.json"
+# --- precision and perf are the commands' own numbers ---------------------------------------------
+expect_rc "analyze --precision-mode mixed_float16 --samples 2 --trace" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 \
+  --precision-mode mixed_float16 --samples 2 --dev-target cpu-dev --trace "$TMP/t.json" --json "$TMP/p.json"
+"$NPUGAP" precision "$NET" --target ascend910b2 --precision-mode mixed_float16 --samples 2 --json > "$TMP/prec.json" 2> /dev/null
+check "precision: output cosine and max error = npugap precision --json" json_true "$TMP/p.json" \
+  "abs(j['precision']['metrics']['output_cosine']['value'] - json.load(open('$TMP/prec.json'))['outputs'][0]['cosine']) < 1e-12 and abs(j['precision']['metrics']['output_max_abs_error']['value'] - json.load(open('$TMP/prec.json'))['outputs'][0]['max_abs_err']) < 1e-12"
+check "precision: one chart point per compared tensor" json_true "$TMP/p.json" \
+  "len(j['precision']['charts'][0]['series'][0]['y']) == len(json.load(open('$TMP/prec.json'))['tensors'])"
+check "precision: verdict follows the output cosine" json_true "$TMP/p.json" \
+  "(j['precision']['verdict'] == 'fail') == (j['precision']['metrics']['output_cosine']['value'] < 0.99)"
+"$NPUGAP" perf "$NET" --target ascend910b2 --precision-mode mixed_float16 --compare-with cpu-dev --json > "$TMP/perf.json" 2> /dev/null
+check "perf: deploy / dev times and the ratio = npugap perf --json --compare-with cpu-dev" json_true "$TMP/p.json" \
+  "[round(j['perf']['metrics'][k]['value'], 9) for k in ('deploy_ms','dev_ms','slowdown')] == [round(json.load(open('$TMP/perf.json'))[k], 9) for k in ('iteration_ms','reference_iteration_ms','ratio')]"
+check "perf: top kernel = npugap perf's" json_true "$TMP/p.json" \
+  "j['perf']['details'][0].startswith(json.load(open('$TMP/perf.json'))['top_kernels'][0]['name'])"
+check "--trace: a Chrome trace with the device kernels" json_true "$TMP/t.json" \
+  "len([e for e in j['traceEvents'] if e.get('pid') == 2 and e['ph'] == 'X']) == len(json.load(open('$TMP/perf.json'))['kernels'])"
+R=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/perf.json'))['ratio'])")
+if /usr/bin/python3 -c "import sys; sys.exit(0 if $R > 1 else 1)"; then
+  expect_rc "--max-slowdown below deploy/dev: --fail-on perf exits 1" 1 "$NPUGAP" analyze "$NET" --target ascend910b2 \
+    --precision-mode mixed_float16 --skip precision --max-slowdown 1 --fail-on perf
+else
+  expect_rc "--max-slowdown 1 with deploy faster than dev: --fail-on perf exits 0" 0 "$NPUGAP" analyze "$NET" \
+    --target ascend910b2 --precision-mode mixed_float16 --skip precision --max-slowdown 1 --fail-on perf
+fi
+expect_rc "--train --cluster: scaling efficiency from the predicted backward" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 \
+  --train --skip precision --cluster atlas800t-a2 --ranks 16 --json "$TMP/dp.json"
+check "comm: scaling efficiency at 16 ranks in (0, 1]" json_true "$TMP/dp.json" \
+  "0 < j['comm']['metrics']['scaling_efficiency']['value'] <= 1"
 
 # --- bad input ----------------------------------------------------------------------------------
 A=("$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/r.json" --html "$TMP/r.html")
@@ -113,11 +140,13 @@ expect_error "not a model" "junk.onnx" "$NPUGAP" analyze "$TMP/junk.onnx" --targ
 expect_error "unknown target" "nope" "${A[@]/ascend910b2/nope}"
 expect_error "unknown dev target" "--dev-target" "${A[@]}" --dev-target nope
 expect_error "--batch 0" "--batch 0" "${A[@]}" --batch 0
-expect_error "--batch on a fixed-batch file" "fixed batch of 8" "${A[@]}" --batch 64
+expect_error "--batch on a fixed-batch file" "fixed batch of 2" "${A[@]}" --batch 64
 expect_error "--optimizer without --train" "--optimizer adam: only with --train" "${A[@]}" --optimizer adam
 expect_error "unknown optimizer" "lion" "${A[@]}" --train --optimizer lion
 expect_error "unknown precision mode" "--precision-mode 'fp64'" "${A[@]}" --precision-mode fp64
 expect_error "--samples 0" "--samples 0" "${A[@]}" --samples 0
+expect_error "--skip unknown section" "--skip 'speed'" "${A[@]}" --skip speed
+expect_error "--samples with --inputs" "--inputs set is one sample" "${A[@]}" --samples 3 --inputs "$TMP/net.onnx"
 expect_error "--max-slowdown 0.5" "--max-slowdown 0.5" "${A[@]}" --max-slowdown 0.5
 expect_error "--max-slowdown not a number" "max-slowdown" "${A[@]}" --max-slowdown abc
 expect_error "--fail-on unknown" "unknown section 'memroy'" "${A[@]}" --fail-on memroy
@@ -156,7 +185,7 @@ done
 # --- a terminal: progress bar and colour (through `script`, which gives the command a TTY) ---------
 if command -v script > /dev/null; then
   script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty.txt" 2>&1
-  check "TTY: a progress bar" grep -q "4/4 done" "$TMP/tty.txt"
+  check "TTY: a progress bar" grep -q "6/6 done" "$TMP/tty.txt"
   check "TTY: colour" grep -q $'\033\\[32m' "$TMP/tty.txt"
   NO_COLOR=1 script -qec "'$NPUGAP' analyze '$NET' --target ascend910b2" /dev/null > "$TMP/tty2.txt" 2>&1
   check "TTY with NO_COLOR: no colour" bash -c "! grep -q $'\033\\[32m' '$TMP/tty2.txt'"
@@ -167,14 +196,14 @@ MODELS=${NPUGAP_MODELS:-$(dirname "${BASH_SOURCE[0]}")/../../models}
 if [ -f "$MODELS/resnet18_op13.onnx" ]; then
   R18=$MODELS/resnet18_op13.onnx
   expect_rc "resnet18 training at batch 4096 on the 310P3: --fail-on memory exits 1" 1 \
-    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch 4096 --train --fail-on memory --json "$TMP/r18.json"
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch 4096 --train --fail-on memory --json "$TMP/r18.json" --skip precision
   check "resnet18: the fix and the recommended batch are the largest batch that fits" json_true "$TMP/r18.json" \
     "j['memory']['verdict'] == 'fail' and 0 < j['memory']['metrics']['max_batch']['value'] < 4096 and [r['value'] for r in j['recommendations'] if r['kind'] == 'batch'] == [str(j['memory']['metrics']['max_batch']['value'])] and str(j['memory']['metrics']['max_batch']['value']) in j['memory']['fix']"
   B=$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/r18.json'))['memory']['metrics']['max_batch']['value'])")
   expect_rc "resnet18 at the recommended batch passes the gate" 0 \
-    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$B" --train --fail-on memory
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$B" --train --fail-on memory --skip precision
   expect_rc "resnet18 one above it fails the gate" 1 \
-    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$((B + 1))" --train --fail-on memory
+    "$NPUGAP" analyze "$R18" --target ascend310p3 --batch "$((B + 1))" --train --fail-on memory --skip precision
 else
   echo "analyze_cli_test: $MODELS/resnet18_op13.onnx not generated; batch-search checks skipped"
 fi

@@ -68,15 +68,16 @@ for key in ["compat", "precision", "memory", "perf", "comm"]:
     print("id", "section-" + key, "section-" + key in d.ids)
     print("id", "verdict-" + key, "verdict-" + key in d.ids)
 print("id", "section-recommendations", "section-recommendations" in d.ids)
-for want in ["chart-compat-placement", "chart-memory-timeline", "chart-comm-allreduce"]:
+for want in ["chart-compat-placement", "chart-precision-cosine", "chart-precision-error", "chart-memory-timeline",
+             "chart-perf-breakdown", "chart-perf-kernels", "chart-comm-allreduce", "chart-comm-efficiency"]:
     print("chart", want, d.charts.get(want, 0) > 0)
-print("all-charts-drawn", "x", all(n > 0 for n in d.charts.values()) and len(d.charts) >= 3)
+print("all-charts-drawn", "x", all(n > 0 for n in d.charts.values()) and len(d.charts) >= 8)
 print("no-scripts", "x", d.scripts == 0)
 PY
 while read -r kind name ok; do
   check "$kind $name" test "$ok" = True
 done < "$TMP/dom_check.txt"
-check "DOM checks ran" test "$(wc -l < "$TMP/dom_check.txt")" -ge 14
+check "DOM checks ran" test "$(wc -l < "$TMP/dom_check.txt")" -ge 19
 
 echo "analyze_html_test: $passed passed, $failed failed (screenshot: $OUT/report.png)"
 [ "$failed" -eq 0 ]

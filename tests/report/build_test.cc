@@ -6,7 +6,12 @@
 
 #include "npugap/analysis/compat/compat.h"
 #include "npugap/analysis/memory/shapes.h"
+#include "npugap/analysis/perf/iteration.h"
+#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/precision/compare.h"
+#include "npugap/analysis/precision/plan.h"
 #include "npugap/comm/simulate.h"
+#include "npugap/exec/random_inputs.h"
 #include "npugap/onnx/export.h"
 #include "npugap/report/build.h"
 
@@ -14,6 +19,8 @@ namespace npugap::report {
 namespace {
 
 namespace mem = analysis::memory;
+namespace perf = analysis::perf;
+namespace pr = analysis::precision;
 
 const Metric* FindMetric(const Section& s, const std::string& key) {
   for (const Metric& m : s.metrics)
@@ -50,8 +57,8 @@ TEST(CompatSection, VerdictFollowsDeployableAndClean) {
   EXPECT_EQ(s.verdict, Verdict::kWarning);
   EXPECT_NE(s.cause.find("nz (NonZero) falls back to AI CPU"), std::string::npos);
 
-  r.nodes.push_back(
-      {"x", "", "Foo", "my.domain", compat::Verdict::kUnsupported, compat::AtcError::kEZ3003, "no kernel", ""});
+  r.nodes.push_back({"x", "", "Foo", "my.domain", compat::Verdict::kUnsupported, compat::AtcError::kEZ3003,
+                     "no kernel", ""});
   r.summary.unsupported = 1;
   r.deployable = false;
   s = CompatSection(r, "", nullptr);
@@ -127,7 +134,12 @@ class SimpleNetReport : public ::testing::Test {
     AnalyzeOptions o;
     o.batch = batch;
     o.load_at_batch = [](int64_t b) -> Expected<ir::Model> { return onnx_import::BuildSimpleNet(b, 1); };
+    o.dev_target = &DevTarget();
     return o;
+  }
+  static const target::Target& DevTarget() {
+    static const target::Target dev = *target::LoadTarget("cpu-dev");
+    return dev;
   }
 };
 
@@ -137,6 +149,7 @@ TEST_F(SimpleNetReport, MemoryNumbersAreTheAnalysesOwn) {
   const ir::Model m = onnx_import::BuildSimpleNet(64, 1);
   AnalyzeOptions o = Options(64);
   o.train = true;
+  o.skip = {"precision"};
   auto r = BuildReport(m, *target, o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto shapes = mem::StaticShapes(m.graph);
@@ -167,12 +180,13 @@ TEST_F(SimpleNetReport, MemoryNumbersAreTheAnalysesOwn) {
   EXPECT_LE(peak, static_cast<double>(inf->total_bytes) + 1);
 }
 
-TEST_F(SimpleNetReport, CompatMatchesTheCheckAndUnlandedSectionsSayWhy) {
+TEST_F(SimpleNetReport, CompatPrecisionAndPerfAreTheAnalysesOwn) {
   auto target = target::LoadTarget("ascend910b2");
   ASSERT_TRUE(target.ok());
-  const ir::Model m = onnx_import::BuildSimpleNet(8, 1);
-  AnalyzeOptions o = Options(8);
+  const ir::Model m = onnx_import::BuildSimpleNet(2, 1);
+  AnalyzeOptions o = Options(2);
   o.precision_mode = "must_keep_origin_dtype";
+  o.samples = 2;
   auto r = BuildReport(m, *target, o);
   ASSERT_TRUE(r.ok());
   compat::CheckOptions co;
@@ -182,11 +196,75 @@ TEST_F(SimpleNetReport, CompatMatchesTheCheckAndUnlandedSectionsSayWhy) {
   const Verdict want = check->clean ? Verdict::kOk : check->deployable ? Verdict::kWarning : Verdict::kFail;
   EXPECT_EQ(r->compat.verdict, want);
   EXPECT_EQ(FindMetric(r->compat, "aicore_nodes")->value, static_cast<double>(check->summary.aicore));
-  EXPECT_EQ(r->precision.verdict, Verdict::kNotAvailable);
-  EXPECT_NE(r->precision.not_available.find("--precision-mode must_keep_origin_dtype"), std::string::npos);
-  EXPECT_EQ(r->perf.verdict, Verdict::kNotAvailable);
+
+  // Precision: the comparison `npugap precision` runs, on seeds 0 and 1.
+  ASSERT_NE(r->precision.verdict, Verdict::kNotAvailable) << r->precision.not_available;
+  pr::PrecisionOptions po;
+  po.mode = "must_keep_origin_dtype";
+  auto plan = pr::BuildPrecisionPlan(m, *target, po);
+  ASSERT_TRUE(plan.ok());
+  std::vector<std::vector<ir::Tensor>> sets = {*exec::RandomInputs(m.graph, 0),
+                                               *exec::RandomInputs(m.graph, 1)};
+  auto ref = pr::MakeReferenceRun(m, pr::ReferencePrecision::kFP32, 1);
+  ASSERT_TRUE(ref.ok());
+  auto trace = pr::TraceReference(m, *ref, sets);
+  auto run = pr::MakeTargetRun(m, *plan, 1);
+  ASSERT_TRUE(trace.ok() && run.ok());
+  auto c = pr::CompareWithReference(m, *trace, *run, sets, {});
+  ASSERT_TRUE(c.ok());
+  const auto& out = c->tensors[c->outputs.at(0)].metrics;
+  EXPECT_DOUBLE_EQ(FindMetric(r->precision, "output_cosine")->value, out.cosine);
+  EXPECT_DOUBLE_EQ(FindMetric(r->precision, "output_max_abs_error")->value, out.max_abs_err);
+  EXPECT_EQ(r->precision.verdict == Verdict::kFail, out.cosine < pr::Thresholds{}.cosine);
+  ASSERT_EQ(r->precision.charts.size(), 2u);
+  EXPECT_EQ(r->precision.charts[0].series[0].y.size(), c->tensors.size());
+
+  // Performance: graph-mode iteration on the target and on cpu-dev, as `npugap perf --compare-with`.
+  ASSERT_NE(r->perf.verdict, Verdict::kNotAvailable) << r->perf.not_available;
+  auto iteration = [&](const target::Target& t, const std::string& mode) {
+    perf::LowerOptions lo;
+    lo.precision_mode = mode;
+    auto low = perf::Lower(m, t, lo);
+    EXPECT_TRUE(low.ok());
+    auto it = perf::SimulateIteration(*low, t, {}, &perf::PredictKernel);
+    EXPECT_TRUE(it.ok());
+    return it->iteration_ms;
+  };
+  const double deploy = iteration(*target, "must_keep_origin_dtype");
+  const double dev = iteration(DevTarget(), "must_keep_origin_dtype");
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "deploy_ms")->value, deploy);
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "dev_ms")->value, dev);
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "slowdown")->value, deploy / dev);
+  EXPECT_EQ(r->perf.verdict, deploy > dev ? Verdict::kWarning : Verdict::kOk);
   EXPECT_EQ(r->comm.verdict, Verdict::kNotAvailable);
-  EXPECT_TRUE(r->precision.metrics.empty());
+
+  // --max-slowdown below the ratio fails the section; --skip leaves a section out with the reason.
+  o.max_slowdown = 1.0;
+  o.skip = {"precision"};
+  auto gated = BuildReport(m, *target, o);
+  ASSERT_TRUE(gated.ok());
+  EXPECT_EQ(gated->perf.verdict, deploy / dev > 1.0 ? Verdict::kFail : Verdict::kOk);
+  EXPECT_EQ(gated->precision.verdict, Verdict::kNotAvailable);
+  EXPECT_NE(gated->precision.not_available.find("--skip precision"), std::string::npos);
+}
+
+TEST_F(SimpleNetReport, InferenceDefaultsToAtcsModeTrainingToTheFrameworks) {
+  auto target = target::LoadTarget("ascend910b2");
+  ASSERT_TRUE(target.ok());
+  AnalyzeOptions o = Options(2);
+  o.samples = 1;
+  auto r = BuildReport(onnx_import::BuildSimpleNet(2, 1), *target, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->config.precision_mode, target->compiler->precision_mode_default.value);
+  EXPECT_NE(
+      FindMetric(r->precision, "output_cosine")->label.find(target->compiler->precision_mode_default.value),
+      std::string::npos);
+  // A training step runs under the framework, not ATC: torch_npu's default mode.
+  o.train = true;
+  o.skip = {"precision"};
+  auto t = BuildReport(onnx_import::BuildSimpleNet(2, 1), *target, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->config.precision_mode, target->framework.default_precision_mode.value);
 }
 
 TEST_F(SimpleNetReport, CompatIsNotAvailableOnATargetWithoutAtc) {
@@ -206,6 +284,7 @@ TEST_F(SimpleNetReport, CommAllReduceIsTheSimulatorsTime) {
   AnalyzeOptions o = Options(4);
   o.cluster = &*cluster;
   o.ranks = 16;
+  o.skip = {"precision"};
   auto r = BuildReport(m, *target, o);
   ASSERT_TRUE(r.ok());
   ASSERT_NE(r->comm.verdict, Verdict::kNotAvailable) << r->comm.not_available;
@@ -259,6 +338,18 @@ TEST(PrecisionSection, FirstFailingLayerIsMarkedAndKeepFp32IsTheFix) {
   EXPECT_EQ(ok.verdict, Verdict::kOk);
   EXPECT_TRUE(ok.fix.empty());
   EXPECT_TRUE(ok.charts[0].x_markers.empty());
+}
+
+TEST(PrecisionSection, WithoutAKeepListTheFixIsTheSearchCommand) {
+  PrecisionFacts f = Layers(0.98);
+  f.keep_fp32.clear();
+  f.suggest_command =
+      "npugap precision m.onnx --target ascend910b2 --precision-mode force_fp16 --suggest-keep";
+  std::vector<Setting> settings;
+  const Section s = PrecisionSection(f, &settings);
+  EXPECT_EQ(s.verdict, Verdict::kFail);
+  EXPECT_NE(s.fix.find(f.suggest_command), std::string::npos);
+  EXPECT_TRUE(settings.empty());  // no --keep_dtype setting without a list
 }
 
 PerfFacts Times(double dev, double deploy) {

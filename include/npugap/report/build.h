@@ -14,6 +14,7 @@
 #include "npugap/analysis/memory/inference.h"
 #include "npugap/analysis/memory/max_batch.h"
 #include "npugap/analysis/memory/training.h"
+#include "npugap/analysis/perf/iteration.h"
 #include "npugap/base/status.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/comm/faults.h"
@@ -73,12 +74,13 @@ struct CommFacts {
   double grad_bytes = 0;
   std::vector<CommRow> rows;     // rank counts up to `ranks`, ascending; the last is `ranks`
   comm::TimeoutReport timeouts;  // of the all-reduce at `ranks`
+  std::string scaling_note;      // why the rows have no scaling efficiency (when they have none)
   double buffsize_mb = 0;        // HCCL_BUFFSIZE the simulation used
   std::string buffsize_source;
 };
 Section CommSection(const CommFacts& facts, std::vector<Setting>* settings);
 
-// ---- precision (builder ready; BuildReport calls it once the issue-3 analysis lands) ------------
+// ---- precision ----------------------------------------------------------------------------------
 struct LayerError {
   std::string node;
   std::string op_type;
@@ -94,12 +96,15 @@ struct PrecisionFacts {
   double cosine_threshold = 0;  // from the precision analysis (with its source)
   std::string threshold_source;
   std::vector<std::string> keep_fp32;  // the analysis's suggested keep-FP32 node list
+  // Without a keep-FP32 list: the `npugap precision --suggest-keep` command line that searches it.
+  std::string suggest_command;
+  std::vector<std::string> notes;  // e.g. tensors left off the chart (cosine N/A)
 };
 // fail: the output's cosine is below the threshold; warning: some layer is, the output is not;
 // ok otherwise. The first failing layer is marked on the per-layer chart.
 Section PrecisionSection(const PrecisionFacts& facts, std::vector<Setting>* settings);
 
-// ---- performance (builder ready; BuildReport calls it once the issue-5 analysis lands) ----------
+// ---- performance --------------------------------------------------------------------------------
 struct TimePart {
   std::string name;  // "cube", "vector", "memory", "TransData", "AI CPU", "host dispatch", ...
   double dev_ms = 0;
@@ -119,6 +124,7 @@ struct PerfFacts {
   std::vector<TimePart> breakdown;
   std::vector<KernelTime> top_kernels;  // largest first
   std::optional<double> max_slowdown;   // --max-slowdown
+  std::vector<std::string> notes;
 };
 // With --max-slowdown: fail when deploy / dev exceeds it. Otherwise warning when the target is
 // slower than the dev environment, ok when not.
@@ -129,12 +135,21 @@ struct AnalyzeOptions {
   int64_t batch = 0;  // the batch the model was bound to (0: as in the file)
   bool train = false;
   std::string optimizer = "adam";
-  std::string precision_mode;  // validated, for the precision / perf sections when they land
+  std::string precision_mode;  // empty: the target's default (precision plan and lowering)
   const target::Target* dev_target = nullptr;
   const comm::Cluster* cluster = nullptr;  // null: no communication section
   int ranks = 0;
-  int samples = 8;
-  bool inputs_given = false;
+  int samples = 2;  // random precision input sets, seeds seed .. seed+samples-1
+  uint64_t seed = 0;
+  bool inputs_given = false;  // `inputs` is the one precision sample (--inputs)
+  std::vector<ir::Tensor> inputs;
+  int threads = 1;  // executor threads of the precision runs
+  // Section keys not to run (--skip): the section says so; precision over many samples and large
+  // batches is the long step.
+  std::vector<std::string> skip;
+  std::optional<double> max_slowdown;  // --max-slowdown
+  // When set, receives the target's predicted timeline (for --trace).
+  analysis::perf::IterationResult* deploy_timeline = nullptr;
   // Imports the model again at another batch (the largest-batch search derives how shapes scale).
   std::function<Expected<ir::Model>(int64_t batch)> load_at_batch;
   // Called before each step; `done` of `total` steps finished (a progress bar on a TTY).
