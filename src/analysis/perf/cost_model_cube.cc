@@ -52,14 +52,24 @@ Expected<CubeShape> MatMulShape(const Kernel& k) {
   // A is m x k or k x m (transposed); in NZ its outer dims are swapped like C's.
   const int64_t a_m = nz ? dim(a, 1) : dim(a, 0);
   const int64_t a_other = nz ? dim(a, 0) : dim(a, 1);
+  // k is the dim A and B share once C's m and n are accounted for: A holds one of m / n and k,
+  // B the other and k, in either order (transposes, and a gradient dW = x^T dy whose inputs come
+  // in the order of the forward op). Matching A alone is ambiguous when dims pad to the same
+  // number of fractals (a batch of 1 and an output of 10 are both one 16-row fractal).
+  const int64_t b0 = dim(b, 0), b1 = dim(b, 1);
   int64_t kk = 0;
-  if (a_m == m)
-    kk = a_other;
-  else if (a_other == m)
-    kk = a_m;
-  else {
-    const int64_t b0 = dim(b, 0), b1 = dim(b, 1);
-    kk = (b0 == n || b0 == n / std::max<int64_t>(unit, 1)) ? b1 : b0;
+  for (const auto [a_keep, a_k] : {std::pair{a_m, a_other}, std::pair{a_other, a_m}}) {
+    for (const auto [b_keep, b_k] : {std::pair{b1, b0}, std::pair{b0, b1}}) {
+      if (kk == 0 && a_k == b_k && ((a_keep == m && b_keep == n) || (a_keep == n && b_keep == m))) kk = a_k;
+    }
+  }
+  if (kk == 0) {  // no consistent reading: A against m alone, as the operands are labelled
+    if (a_m == m)
+      kk = a_other;
+    else if (a_other == m)
+      kk = a_m;
+    else
+      kk = (b0 == n || b0 == n / std::max<int64_t>(unit, 1)) ? b1 : b0;
   }
   s.m = m * unit;
   s.n = n * unit;

@@ -50,6 +50,22 @@ TEST(PerfCostModel, CubePadsMatMulToTheFractal) {
   EXPECT_DOUBLE_EQ(m17, m32);
 }
 
+// A weight gradient dW = x^T dy in FRACTAL_NZ, inputs in the forward op's order (x first): at a
+// batch of 1 both the batch and the 10 outputs pad to one fractal, which once made k read as the
+// 200,704 features (a 16 s kernel). k is the batch: the same cube work as an explicit 16-row k.
+TEST(PerfCostModel, WeightGradientKIsTheSharedDimEvenWhenDimsPadAlike) {
+  const auto& t = Ascend910();
+  const int64_t features = 200704;  // 12544 fractals
+  const std::string x = "FRACTAL_NZ:float16:12544x1x16x16";  // [1, features]
+  const std::string dy = "FRACTAL_NZ:float16:1x1x16x16";     // [1, 10]
+  const std::string dw = "FRACTAL_NZ:float16:12544x1x16x16";  // [10, features]
+  const KernelCost grad = PredictKernel(K("MatMul", 32, {x, dy}, {dw}), t);
+  const KernelCost explicit_k = PredictKernel(MatMulNd(16, 16, features), t);
+  ASSERT_TRUE(grad.known);
+  EXPECT_NEAR(grad.cube_us, explicit_k.cube_us, 1e-9 * explicit_k.cube_us);
+  EXPECT_LT(grad.time_us, 1000.0);
+}
+
 TEST(PerfCostModel, Int8PadsKToThirtyTwo) {
   const auto& t = Ascend910();
   // The int8 fractal is 16x32x16: k = 40 pads to 64, the same work as k = 64.
