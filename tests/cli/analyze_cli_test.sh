@@ -12,21 +12,8 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-expect_rc() {  # expect_rc NAME RC COMMAND...
-  local name=$1 want=$2
-  shift 2
-  "$@" > "$TMP/out" 2> "$TMP/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name (rc=$rc, want $want): $(head -c 300 "$TMP/err")"
-  fi
-}
-
-# expect_error NAME TEXT COMMAND...: exit 2, one stderr line containing TEXT, no stdout, and no
-# report file written.
+# expect_error NAME TEXT COMMAND...: common.sh's contract (exit 2, one stderr line containing TEXT,
+# no stdout), and no report file written.
 expect_error() {
   local name=$1 text=$2
   shift 2
@@ -42,8 +29,6 @@ expect_error() {
     echo "FAIL: $name (rc=$rc, stderr lines=$lines): $(head -c 300 "$TMP/err")"
   fi
 }
-
-json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
 "$NPUGAP" example simplenet -o "$TMP/net.onnx" --batch 2 > /dev/null
 "$NPUGAP" example simplenet -o "$TMP/big.onnx" --batch 2048 > /dev/null
