@@ -63,6 +63,21 @@ void ReadCompute(ProfileReader& r, const json& root, Target& t) {
   }
 }
 
+// kernel.vector_instructions.CLASS: {"float16": cycles per element, "float32": ...}.
+void ReadVectorInstructions(ProfileReader& r, const json& vi, KernelCosts& out) {
+  r.WarnUnknownKeys(vi, "kernel.vector_instructions", {"simple", "transcendental", "divide", "reduce"});
+  for (const auto& [cls, unused] : vi.items()) {
+    if (cls != "simple" && cls != "transcendental" && cls != "divide" && cls != "reduce") continue;
+    const std::string path = "kernel.vector_instructions." + cls;
+    const json& entry = r.Section(vi, path);
+    r.WarnUnknownKeys(entry, path, {"float16", "float32"});
+    for (const char* dtype : {"float16", "float32"}) {
+      out.vector_instructions[cls][dtype] =
+          r.ReadNumber(entry, path + "." + dtype, Dim::kNone, Bound::kPositive);
+    }
+  }
+}
+
 void ReadMemoryAndBuffers(ProfileReader& r, const json& root, Target& t) {
   const json& m = r.Section(root, "memory");
   r.WarnUnknownKeys(m, "memory", {"type", "device", "bandwidth", "reserve", "alloc_alignment", "alloc_pad"});
@@ -186,10 +201,17 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
 
   // Optional and may be left out: only the per-kernel cost model reads it (docs/perf.md).
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
-    r.WarnUnknownKeys(*k, "kernel", {"launch_overhead", "fp32_matmul_passes", "block_start"});
+    r.WarnUnknownKeys(*k, "kernel",
+                      {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
                            r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
-                           r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative)};
+                           r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative),
+                           {}};
+    if (const json* vi = k->contains("vector_instructions")
+                             ? r.OptionalSection(*k, "kernel.vector_instructions")
+                             : nullptr) {
+      ReadVectorInstructions(r, *vi, *t.kernel);
+    }
   }
 
   const json& ic = r.Section(root, "interconnect");

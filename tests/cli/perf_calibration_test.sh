@@ -35,7 +35,7 @@ print('$w: core weighted %.1f%% unweighted %.1f%% sum %+.1f%%' % got)
 sys.exit(0 if all(abs(g-w) <= 0.5 for g, w in zip(got, want)) else 1)"
 }
 pin resnet50_bs32_train 29.0 25.7 -26.2
-pin bert_seq128_bs32_train 50.9 48.2 -11.5
+pin bert_seq128_bs32_train 32.0 28.9 -20.4
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -135,6 +135,10 @@ struct KernelCosts {
   Number launch_overhead;     // seconds: start, scalar setup and completion of one AI Core kernel
   Number fp32_matmul_passes;  // fp16 cube passes per MAC of a matmul kept in fp32 (1: native fp32)
   Number block_start;         // seconds: the scheduler's dispatch of each block after the first
+  // Vector cycles per element on one core, by instruction class ("simple", "transcendental",
+  // "divide", "reduce") and dtype ("float16", "float32"); a class left out runs at the full lane
+  // rate (compute.vector_width / element bits). docs/perf.md, "Vector".
+  std::map<std::string, std::map<std::string, Number>> vector_instructions;
 };
 
 struct Link {

@@ -73,7 +73,7 @@ const Operand* Largest(const Kernel& k) {
 KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
-  double vector_ops = 0;
+  VectorOps vector_ops;
   bool moves_only = true, gather = false, latency_only = true;
   for (std::string_view p : parts) {
     if (IsCubeOp(p)) {
@@ -88,12 +88,12 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
       unknown.note = fmt::format("no rule for '{}'", p);
       return unknown;
     }
-    vector_ops += rule->ops_per_element;
+    vector_ops += rule->ops;
     if (rule->cls != VectorClass::kLatency) latency_only = false;
     if (rule->cls == VectorClass::kElementwise) moves_only = false;
     if (rule->cls == VectorClass::kGatherLike) gather = true;
   }
-  if (kernel.aicpu) return AiCpuCost(kernel, vector_ops, target);
+  if (kernel.aicpu) return AiCpuCost(kernel, vector_ops.Total(), target);
 
   KernelCost c;
   const bool cube_side = cube_part.has_value();
@@ -110,10 +110,12 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   int used = 0;
   const double cores = EffectiveCores(kernel.block_dim, in_bytes + out_bytes, physical, &used);
   c.block_dim = used;
-  // The blocks are dispatched one after another: each block after the first delays the end.
+  // The blocks are dispatched one after another: each block of the first wave after the first
+  // delays the end. Later waves are dispatched while the first one runs, so they add no start.
+  const int first_wave = std::min(used, physical);
   c.overhead_us =
       target.kernel
-          ? 1e6 * (target.kernel->launch_overhead.value + (used - 1) * target.kernel->block_start.value)
+          ? 1e6 * (target.kernel->launch_overhead.value + (first_wave - 1) * target.kernel->block_start.value)
           : 0;
   if (latency_only) {
     c.time_us = c.overhead_us;
@@ -144,12 +146,12 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     store = std::max(ct.store, xt.store);
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
-  if (!moves_only && vector_ops > 0) {
+  if (!moves_only && vector_ops.Total() > 0) {
     const Operand* big = Largest(kernel);
     if (big) {
       const std::string dtype =
           StoredBytes(*big, 1, cube_side) < Elements(*big) * ItemSize(big->dtype) ? "float16" : big->dtype;
-      c.vector_us = 1e6 * VectorTime(Elements(*big), vector_ops, dtype, 1, target) / cores;
+      c.vector_us = 1e6 * VectorTime(Elements(*big), vector_ops, dtype, target) / cores;
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});

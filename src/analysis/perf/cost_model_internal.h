@@ -17,9 +17,10 @@ namespace npugap::analysis::perf::internal {
 // "number_type_begin" on scalars) count as 4 bytes.
 int64_t ItemSize(std::string_view dtype);
 int64_t Elements(const Operand& op);
-// Bytes as stored, rounded up to the 32 B UB block. On the cube side (the operands of a kernel
-// with a cube part) a float32 label in a fractal format whose last dim is 16 is stored as fp16:
-// C0 = 32 B / itemsize, and the cube reads fp16 (docs/perf.md). Vector kernels move their labels.
+// Bytes as stored, rounded up to the 32 B UB block. A float32 label in a fractal format whose
+// last dim is 16 is stored as fp16 (the block is 32 B / itemsize, docs/perf.md) on the cube side
+// (the operands of a kernel with a cube part) and, for FRACTAL_NZ, in every kernel; NC1HWC0 and
+// FracZ labels stand in vector kernels (their C0 is 16 for every type).
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
 
 // How a non-cube op is costed.
@@ -29,9 +30,20 @@ enum class VectorClass : uint8_t {
   kGatherLike,   // reads only what it writes (Gather, StridedSlice): input bytes = output bytes
   kLatency,      // fixed cost only (status registers, atomic workspace clean)
 };
+// Vector instructions per element of the largest operand, by instruction class: the vector unit
+// runs simple ones (add, mul, max, compare, cast, reciprocal, rsqrt) at close to its lane rate,
+// exp / ln / sqrt, divisions and cross-lane reductions several times slower (docs/perf.md).
+struct VectorOps {
+  double simple = 0, transcendental = 0, divide = 0, reduce = 0;
+  double Total() const { return simple + transcendental + divide + reduce; }
+  VectorOps& operator+=(const VectorOps& o) {
+    simple += o.simple, transcendental += o.transcendental, divide += o.divide, reduce += o.reduce;
+    return *this;
+  }
+};
 struct VectorRule {
   VectorClass cls = VectorClass::kElementwise;
-  double ops_per_element = 1;  // vector instructions per element of the largest operand
+  VectorOps ops;
 };
 // The rule for one non-cube op type (a FusionOp part or a whole kernel), or nullopt if unknown.
 std::optional<VectorRule> FindVectorRule(std::string_view op_type);
@@ -67,8 +79,10 @@ struct MoveTimes {
 };
 MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target::Target& target);
 
-// Seconds of vector arithmetic: `elements` x `ops` over cores x lanes of `dtype`.
-double VectorTime(int64_t elements, double ops, std::string_view dtype, int cores,
+// Seconds of vector arithmetic on one core for `elements` x `ops` of `dtype`: each instruction
+// class at the profile's cycles per element (kernel.vector_instructions), a class it does not list
+// at the lane rate (compute.vector_width / element bits).
+double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype,
                   const target::Target& target);
 
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.

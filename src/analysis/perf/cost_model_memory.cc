@@ -38,10 +38,12 @@ bool IsFractalFormat(std::string_view f) {
 
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
   int64_t item = ItemSize(op.dtype);
-  // C0 (and the NZ last-dim block) is 32 B / itemsize: a 16-element block of a 4-byte label is
-  // the fp16 storage the 910 cube reads (ascend-facts §2.2, torch_npu FormatHelper treats fp32 as 2 B).
-  if (cube_side && item == 4 && IsFractalFormat(op.format) && !op.shape.empty() && op.shape.back() == 16 &&
-      (op.dtype == "float32" || op.dtype == "float")) {
+  // The NZ last-dim block is 32 B / itemsize: a 16-element block of a 4-byte label is fp16 storage
+  // (ascend-facts §2.2, torch_npu FormatHelper treats fp32 as 2 B), in every kernel. NC1HWC0's C0
+  // is 16 for every type, so there only the cube's reads are fp16 (it takes fp16 operands).
+  const bool nz = op.format == "FRACTAL_NZ";
+  if ((cube_side || nz) && item == 4 && IsFractalFormat(op.format) && !op.shape.empty() &&
+      op.shape.back() == 16 && (op.dtype == "float32" || op.dtype == "float")) {
     item = 2;
   }
   const int64_t bytes = Elements(op) * item;

@@ -3,6 +3,8 @@
 // the time of that arithmetic on the vector lanes.
 #include <algorithm>
 #include <array>
+#include <map>
+#include <string>
 
 #include "cost_model_internal.h"
 
@@ -13,21 +15,26 @@ struct Entry {
   std::string_view op_type;
   VectorRule rule;
 };
-constexpr VectorRule E(double ops) { return {VectorClass::kElementwise, ops}; }
-constexpr VectorRule kMove{VectorClass::kMove, 0};
-constexpr VectorRule kGather{VectorClass::kGatherLike, 0};
-constexpr VectorRule kLatency{VectorClass::kLatency, 0};
+constexpr VectorRule E(double simple) { return {VectorClass::kElementwise, {simple, 0, 0, 0}}; }
+// simple, transcendental (exp / ln / sqrt), divide, cross-lane reduce instructions per element
+constexpr VectorRule V(double s, double t, double d, double r) {
+  return {VectorClass::kElementwise, {s, t, d, r}};
+}
+constexpr VectorRule kMove{VectorClass::kMove, {}};
+constexpr VectorRule kGather{VectorClass::kGatherLike, {}};
+constexpr VectorRule kLatency{VectorClass::kLatency, {}};
 
-// Ops per element count the operations of each op's formula over the largest operand; one vector
-// instruction (transcendental ones included: the Da Vinci vector unit has exp/ln/rec/sqrt) is one
-// pass over its elements. Reductions count one add per element.
+// Ops per element count the instructions of each op's formula over the largest operand, by class
+// (VectorOps). Reductions over an outer axis (BiasAddGrad, BN sums over N, H, W in NC1HWC0, whose
+// C0 channels are the lanes) are lane-wise accumulations: simple adds. Only a reduction along the
+// innermost axis of each row (softmax, layer norm) is a cross-lane `reduce`.
 constexpr std::array kRules = {
     // one operation per element
     Entry{"Add", E(1)},
     Entry{"Sub", E(1)},
     Entry{"Mul", E(1)},
-    Entry{"RealDiv", E(1)},
-    Entry{"Div", E(1)},
+    Entry{"RealDiv", V(0, 0, 1, 0)},
+    Entry{"Div", V(0, 0, 1, 0)},
     Entry{"Maximum", E(1)},
     Entry{"Minimum", E(1)},
     Entry{"Neg", E(1)},
@@ -38,10 +45,10 @@ constexpr std::array kRules = {
     Entry{"ReLUV2", E(2)},
     Entry{"ReluV2", E(2)},  // the standalone CANN kernel; ReLUV2 is its spelling inside FusionOp_ names
     Entry{"Cast", E(1)},
-    Entry{"Sqrt", E(1)},
+    Entry{"Sqrt", V(0, 1, 0, 0)},
     Entry{"Rsqrt", E(1)},
-    Entry{"Exp", E(1)},
-    Entry{"Log", E(1)},
+    Entry{"Exp", V(0, 1, 0, 0)},
+    Entry{"Log", V(0, 1, 0, 0)},
     Entry{"Reciprocal", E(1)},
     Entry{"Square", E(1)},
     Entry{"Select", E(1)},
@@ -71,38 +78,44 @@ constexpr std::array kRules = {
     Entry{"SquareSumV1", E(2)},
     Entry{"SquareSumV2", E(2)},
     Entry{"ClipByNormNoDivSum", E(3)},
-    // x^y = exp(y ln x); tanh = (e^2x - 1) / (e^2x + 1); sigmoid = 1 / (1 + e^-x)
-    Entry{"Pow", E(3)},
-    Entry{"Tanh", E(4)},
+    // x^y = exp(y ln x): ln, mul, exp; tanh = (e^2x - 1) / (e^2x + 1): mul, exp, sub, add, div;
+    // sigmoid = 1 / (1 + e^-x): neg, exp, add, reciprocal
+    Entry{"Pow", V(1, 2, 0, 0)},
+    Entry{"Tanh", V(3, 1, 1, 0)},
     Entry{"TanhGrad", E(3)},
-    Entry{"Sigmoid", E(3)},
+    Entry{"Sigmoid", V(3, 1, 0, 0)},
     Entry{"SigmoidGrad", E(3)},
     Entry{"MinimumGrad", E(3)},
     Entry{"MaximumGrad", E(3)},
-    // gelu (tanh form): x^3, 2 mul, add, tanh (4), add, 2 mul = 11; its gradient about 15
-    Entry{"GeLU", E(11)},
-    Entry{"Gelu", E(11)},
-    Entry{"GeLUGrad", E(15)},
-    Entry{"GeluGrad", E(15)},
-    Entry{"FastGelu", E(4)},
-    Entry{"FastGeluGrad", E(6)},
-    // softmax: max, sub, exp, sum, div; log-softmax adds a log; grads: mul, sum, sub, mul
-    Entry{"Softmax", E(5)},
-    Entry{"SoftmaxV2", E(5)},
-    Entry{"SoftmaxGrad", E(4)},
-    Entry{"SoftmaxGradExt", E(5)},
-    Entry{"LogSoftmax", E(6)},
-    Entry{"LogSoftmaxV2", E(6)},
-    Entry{"LogSoftmaxGrad", E(4)},
-    Entry{"SoftmaxCrossEntropyWithLogits", E(9)},
-    // layer norm: mean (1), x - mean, square, sum (3), scale by rstd (1), affine (2) = 7
-    Entry{"LayerNorm", E(7)},
-    Entry{"LayerNormV3", E(7)},
-    // dx = rstd (dy g - mean(dy g) - xhat mean(dy g xhat)): xhat (2) + 8
-    Entry{"LayerNormXBackprop", E(10)},
-    Entry{"LayerNormXBackpropV2", E(10)},
-    Entry{"LayerNormBetaGammaBackprop", E(3)},
-    Entry{"LayerNormBetaGammaBackpropV2", E(3)},
+    // gelu (tanh form): x^3 (2), mul, add, tanh (3 simple, exp, div), add, 2 mul; its gradient
+    // about 15 of which one exp and one div; fast gelu x / (1 + e^(-1.702 x)): 2 mul, exp, add, div
+    Entry{"GeLU", V(9, 1, 1, 0)},
+    Entry{"Gelu", V(9, 1, 1, 0)},
+    Entry{"GeLUGrad", V(13, 1, 1, 0)},
+    Entry{"GeluGrad", V(13, 1, 1, 0)},
+    Entry{"FastGelu", V(2, 1, 1, 0)},
+    Entry{"FastGeluGrad", V(4, 1, 1, 0)},
+    // softmax: max (reduce), sub, exp, sum (reduce), div; log-softmax: max, sub, exp, sum, ln, sub;
+    // grads: mul, sum, sub, mul; cross entropy: log-softmax, mul by labels, sum, and its gradient
+    Entry{"Softmax", V(1, 1, 1, 2)},
+    Entry{"SoftmaxV2", V(1, 1, 1, 2)},
+    Entry{"SoftmaxGrad", V(3, 0, 0, 1)},
+    Entry{"SoftmaxGradExt", V(4, 0, 0, 1)},
+    Entry{"LogSoftmax", V(2, 2, 0, 2)},
+    Entry{"LogSoftmaxV2", V(2, 2, 0, 2)},
+    Entry{"LogSoftmaxGrad", V(2, 1, 0, 1)},
+    Entry{"SoftmaxCrossEntropyWithLogits", V(4, 2, 1, 3)},
+    // layer norm: mean (reduce), x - mean, square, sum (reduce), scale by rstd, affine (2); the
+    // rstd itself is one scalar per row
+    Entry{"LayerNorm", V(4, 0, 0, 2)},
+    Entry{"LayerNormV3", V(4, 0, 0, 2)},
+    // dx = rstd (dy g - mean(dy g) - xhat mean(dy g xhat)): dy g, xhat (2), dy g xhat, two row sums,
+    // sub, sub, mul, mul; V2 also writes dx as fp16 (a cast). Beta / gamma: xhat (2), dy xhat and
+    // the two column sums (lane-wise adds over the rows)
+    Entry{"LayerNormXBackprop", V(8, 0, 0, 2)},
+    Entry{"LayerNormXBackpropV2", V(9, 0, 0, 2)},
+    Entry{"LayerNormBetaGammaBackprop", E(5)},
+    Entry{"LayerNormBetaGammaBackpropV2", E(5)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
     // (x - mean, * rstd, * gamma, + beta), update grad (xhat (2), dy xhat, two sums),
     // reduce grad (xhat (2), two scaled subtractions, * gamma rstd)
@@ -116,14 +129,15 @@ constexpr std::array kRules = {
     Entry{"DropoutDoMask", E(2)},
     Entry{"DropoutGenMask", E(4)},
     // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); LAMB moments (7),
-    // bias corrections (2), sqrt + eps + div (3), weight decay (2); LAMB trust-ratio step (4)
+    // bias corrections (2 mul by a scalar reciprocal), sqrt, + eps, div, weight decay (2); Adam
+    // the same without weight decay; LAMB trust-ratio step (4)
     Entry{"FusedMulAdd", E(2)},
     Entry{"FusedMulAddN", E(2)},
     Entry{"ApplyMomentum", E(4)},
     Entry{"FusedMulApplyMomentum", E(5)},
-    Entry{"ApplyAdam", E(10)},
-    Entry{"ApplyAdamD", E(10)},
-    Entry{"LambApplyOptimizerAssign", E(14)},
+    Entry{"ApplyAdam", V(10, 1, 1, 0)},
+    Entry{"ApplyAdamD", V(10, 1, 1, 0)},
+    Entry{"LambApplyOptimizerAssign", V(12, 1, 1, 0)},
     Entry{"LambApplyWeightAssign", E(4)},
     // 3x3 stride-2 pooling: 9 window compares and argmax selects per output = 4.5 per input element
     Entry{"MaxPoolWithArgmax", E(4.5)},
@@ -179,12 +193,32 @@ std::optional<VectorRule> FindVectorRule(std::string_view op_type) {
   return std::nullopt;
 }
 
-double VectorTime(int64_t elements, double ops, std::string_view dtype, int cores,
+double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype,
                   const target::Target& target) {
-  // 2048-bit vector unit: 128 fp16 or 64 fp32 lanes per cycle per core.
+  const double n = static_cast<double>(elements);
+  const double clock = target.compute.clock.value;
+  // 2048-bit vector unit: 128 fp16 or 64 fp32 lanes per cycle per core, the rate of an
+  // instruction class the profile does not list.
   const double bits = static_cast<double>(ItemSize(dtype) * 8);
   const double lanes = std::max(1.0, static_cast<double>(target.compute.vector_width.value) / bits);
-  return static_cast<double>(elements) * ops / (std::max(cores, 1) * lanes * target.compute.clock.value);
+  static const std::map<std::string, std::map<std::string, target::Number>> kNone;
+  const auto& classes = target.kernel ? target.kernel->vector_instructions : kNone;
+  // The profile's rates are given for float16 and float32; other types take the one of their size.
+  const std::string key = ItemSize(dtype) <= 2 ? "float16" : "float32";
+  double cycles = 0;
+  for (const auto& [cls, count] :
+       {std::pair{"simple", ops.simple}, std::pair{"transcendental", ops.transcendental},
+        std::pair{"divide", ops.divide}, std::pair{"reduce", ops.reduce}}) {
+    if (count <= 0) continue;
+    double per_element = 1.0 / lanes;
+    const auto it = classes.find(cls);
+    if (it != classes.end()) {
+      const auto rate = it->second.find(key);
+      if (rate != it->second.end()) per_element = rate->second.value;
+    }
+    cycles += count * n * per_element;
+  }
+  return cycles / clock;
 }
 
 }  // namespace npugap::analysis::perf::internal

@@ -2,20 +2,12 @@
 // the fractal, tail effects of block_dim, memory vs compute bound, fused kernels = their parts.
 #include <gtest/gtest.h>
 
+#include "ascend910_profile.h"
 #include "npugap/analysis/perf/kernel.h"
 #include "npugap/analysis/perf/kernel_csv.h"
 
 namespace npugap::analysis::perf {
 namespace {
-
-const target::Target& Ascend910() {
-  static const target::Target t = [] {
-    auto r = target::LoadTarget("ascend910");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return *r;
-  }();
-  return t;
-}
 
 Operand Op(const std::string& text) {
   auto op = ParseOperand(text);
@@ -55,9 +47,9 @@ TEST(PerfCostModel, CubePadsMatMulToTheFractal) {
 // 200,704 features (a 16 s kernel). k is the batch: the same cube work as an explicit 16-row k.
 TEST(PerfCostModel, WeightGradientKIsTheSharedDimEvenWhenDimsPadAlike) {
   const auto& t = Ascend910();
-  const int64_t features = 200704;  // 12544 fractals
-  const std::string x = "FRACTAL_NZ:float16:12544x1x16x16";  // [1, features]
-  const std::string dy = "FRACTAL_NZ:float16:1x1x16x16";     // [1, 10]
+  const int64_t features = 200704;                            // 12544 fractals
+  const std::string x = "FRACTAL_NZ:float16:12544x1x16x16";   // [1, features]
+  const std::string dy = "FRACTAL_NZ:float16:1x1x16x16";      // [1, 10]
   const std::string dw = "FRACTAL_NZ:float16:12544x1x16x16";  // [10, features]
   const KernelCost grad = PredictKernel(K("MatMul", 32, {x, dy}, {dw}), t);
   const KernelCost explicit_k = PredictKernel(MatMulNd(16, 16, features), t);

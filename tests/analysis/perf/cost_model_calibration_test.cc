@@ -1,0 +1,115 @@
+// The pieces of the per-kernel cost model added while calibrating it on the Ascend 910 records
+// (docs/fidelity.md, "Changes"): the storage of float32 labels in FRACTAL_NZ, the vector
+// instruction classes of the profile, and the block starts of multi-wave kernels. Expected values
+// are computed from the profile's own numbers, not copied from the calibration files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ascend910_profile.h"
+#include "npugap/analysis/perf/kernel.h"
+#include "npugap/analysis/perf/kernel_csv.h"
+#include "npugap/target/embedded.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+Kernel K(const std::string& type, int block_dim, std::vector<std::string> in, std::vector<std::string> out) {
+  Kernel k;
+  k.op_type = type;
+  k.block_dim = block_dim;
+  for (const auto* list : {&in, &out}) {
+    for (const auto& s : *list) {
+      auto op = ParseOperand(s);
+      EXPECT_TRUE(op.ok()) << op.status().message();
+      (list == &in ? k.inputs : k.outputs).push_back(*op);
+    }
+  }
+  return k;
+}
+
+double Rate(const target::Target& t, const std::string& cls, const std::string& dtype) {
+  return t.kernel->vector_instructions.at(cls).at(dtype).value;
+}
+
+// A FRACTAL_NZ block is 32 B / itemsize wide, so a last dim of 16 holds 2-byte elements whatever
+// the label says (ascend-facts §2.2); NC1HWC0's C0 is 16 for every type, so its label stands.
+TEST(PerfCalibration, Fp32LabelInNzBlockOf16IsStoredAsFp16ByVectorKernels) {
+  const auto& t = Ascend910();
+  const auto add = [](const std::string& format, const std::string& dt, const std::string& dims) {
+    const std::string x = format + ":" + dt + ":" + dims;
+    return K("Add", 30, {x, x}, {x});
+  };
+  const std::string nz = "48x1024x16x16";
+  EXPECT_DOUBLE_EQ(PredictKernel(add("FRACTAL_NZ", "float32", nz), t).memory_us,
+                   PredictKernel(add("FRACTAL_NZ", "float16", nz), t).memory_us);
+  const std::string c0 = "32x16x56x56x16";
+  EXPECT_NEAR(PredictKernel(add("NC1HWC0", "float32", c0), t).memory_us,
+              2 * PredictKernel(add("NC1HWC0", "float16", c0), t).memory_us, 1e-6);
+  // An NZ block of 8 is what a real 4-byte NZ tensor looks like: it moves 4 bytes.
+  EXPECT_NEAR(PredictKernel(add("FRACTAL_NZ", "float32", "96x1024x16x8"), t).memory_us,
+              2 * PredictKernel(add("FRACTAL_NZ", "float16", nz), t).memory_us, 1e-6);
+}
+
+TEST(PerfCalibration, VectorInstructionClassesCostTheProfilesCyclesPerElement) {
+  const auto& t = Ascend910();
+  const std::string x = "ND:float16:64x1024x1024";  // large: vector bound, many elements per core
+  const auto vec = [&](const std::string& type) { return PredictKernel(K(type, 32, {x}, {x}), t).vector_us; };
+  const double elements = 64.0 * 1024 * 1024;
+  const double per_core_s = elements / 32 / t.compute.clock.value;
+  EXPECT_NEAR(vec("Relu"), 1e6 * per_core_s * Rate(t, "simple", "float16"), 1e-6);
+  EXPECT_NEAR(vec("Exp"), 1e6 * per_core_s * Rate(t, "transcendental", "float16"), 1e-6);
+  EXPECT_NEAR(vec("RealDiv"), 1e6 * per_core_s * Rate(t, "divide", "float16"), 1e-6);
+  // Softmax: sub; exp; div; a max and a sum across the row.
+  const double softmax = Rate(t, "simple", "float16") + Rate(t, "transcendental", "float16") +
+                         Rate(t, "divide", "float16") + 2 * Rate(t, "reduce", "float16");
+  EXPECT_NEAR(vec("Softmax"), 1e6 * per_core_s * softmax, 1e-6);
+  // float32 takes the float32 rates.
+  const std::string f = "ND:float32:64x1024x1024";
+  EXPECT_NEAR(PredictKernel(K("Relu", 32, {f}, {f}), t).vector_us,
+              1e6 * per_core_s * Rate(t, "simple", "float32"), 1e-6);
+  // Without the table every instruction runs at the lane rate (2048 bits / 16 = 128 fp16 lanes).
+  target::Target bare = t;
+  bare.kernel->vector_instructions.clear();
+  const double lanes = static_cast<double>(t.compute.vector_width.value) / 16;
+  EXPECT_NEAR(PredictKernel(K("Softmax", 32, {x}, {x}), bare).vector_us, 1e6 * per_core_s * 5 / lanes, 1e-6);
+}
+
+TEST(PerfCalibration, OnlyTheFirstWavesBlockStartsDelayTheEnd) {
+  const auto& t = Ascend910();
+  const auto tiny = [&](int block_dim) {
+    return PredictKernel(K("Add", block_dim, {"ND:float16:", "ND:float16:"}, {"ND:float16:"}), t).overhead_us;
+  };
+  const int cores = static_cast<int>(t.compute.cube_cores.value);
+  // 192 blocks on 32 cores: the later waves are dispatched while the first runs.
+  EXPECT_DOUBLE_EQ(tiny(6 * cores), tiny(cores));
+  EXPECT_NEAR(tiny(cores) - tiny(1), (cores - 1) * 1e6 * t.kernel->block_start.value, 1e-9);
+}
+
+TEST(PerfCalibration, ProfileVectorInstructionsAreCheckedWhenRead) {
+  const auto& t = Ascend910();
+  for (const char* cls : {"simple", "transcendental", "divide", "reduce"}) {
+    for (const char* dt : {"float16", "float32"}) EXPECT_GT(Rate(t, cls, dt), 0) << cls << " " << dt;
+  }
+  // A negative rate is a one-line error that names the field.
+  const char* text = nullptr;
+  for (std::size_t i = 0; i < target::internal::kNumEmbeddedProfiles; ++i) {
+    if (std::string_view(target::internal::kEmbeddedProfiles[i].name) == "ascend910")
+      text = target::internal::kEmbeddedProfiles[i].json;
+  }
+  ASSERT_NE(text, nullptr);
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["kernel"]["vector_instructions"]["reduce"]["float32"]["value"] = -0.1;
+  const auto path = std::filesystem::temp_directory_path() / "npugap_perf_calib_bad_profile.json";
+  std::ofstream(path) << j.dump();
+  const auto bad = target::LoadTarget(path.string());
+  std::filesystem::remove(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kernel.vector_instructions.reduce.float32"), std::string::npos)
+      << bad.status().message();
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf
