@@ -111,11 +111,12 @@ constexpr std::array kRules = {
     Entry{"LayerNormV3", V(4, 0, 0, 2)},
     // dx = rstd (dy g - mean(dy g) - xhat mean(dy g xhat)): dy g, xhat (2), dy g xhat, two row sums,
     // sub, sub, mul, mul; V2 also writes dx as fp16 (a cast). Beta / gamma: xhat (2), dy xhat and
-    // the two column sums (lane-wise adds over the rows)
+    // the two column sums (lane-wise adds over the rows); V2 takes xhat (res_for_gamma, the
+    // second output of LayerNormXBackpropV2) as an input and skips the 2
     Entry{"LayerNormXBackprop", V(8, 0, 0, 2)},
     Entry{"LayerNormXBackpropV2", V(9, 0, 0, 2)},
     Entry{"LayerNormBetaGammaBackprop", E(5)},
-    Entry{"LayerNormBetaGammaBackpropV2", E(5)},
+    Entry{"LayerNormBetaGammaBackpropV2", E(3)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
     // (x - mean, * rstd, * gamma, + beta), update grad (xhat (2), dy xhat, two sums),
     // reduce grad (xhat (2), two scaled subtractions, * gamma rstd)
