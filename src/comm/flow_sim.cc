@@ -45,7 +45,11 @@ struct alignas(64) FlowState {
   // Node flow * kHops + hop of the list of links[hop]: the next and previous nodes (-1: none).
   std::array<int32_t, kHops> next{};
   std::array<int32_t, kHops> prev{};
+  int32_t heap_pos = -1;  // its index in the completion heap, -1 when not queued
+  // The transfer itself, copied here so that the event loop never reads the schedule.
+  int32_t src = 0, dst = 0;
   uint8_t ready = 0;  // how many of its two ranks have reached its step
+  double reduce_bytes = 0;
 };
 static_assert(sizeof(FlowState) == 128);
 
@@ -78,12 +82,12 @@ struct Share {
 // number of active flows.
 class CompletionHeap {
  public:
-  explicit CompletionHeap(size_t flows) : pos_(flows, -1) {}
+  explicit CompletionHeap(std::vector<FlowState>& flows) : flows_(flows) {}
   bool empty() const { return heap_.empty(); }
   double top_t() const { return heap_[0].t; }
   int32_t top_flow() const { return heap_[0].flow; }
   void Set(int32_t flow, double t) {
-    int32_t& at = pos_[static_cast<size_t>(flow)];
+    int32_t& at = flows_[static_cast<size_t>(flow)].heap_pos;
     if (at < 0) {
       at = static_cast<int32_t>(heap_.size());
       heap_.push_back({t, flow});
@@ -99,12 +103,12 @@ class CompletionHeap {
       Down(i);
   }
   void Pop() {
-    pos_[static_cast<size_t>(heap_[0].flow)] = -1;
+    flows_[static_cast<size_t>(heap_[0].flow)].heap_pos = -1;
     const Entry last = heap_.back();
     heap_.pop_back();
     if (heap_.empty()) return;
     heap_[0] = last;
-    pos_[static_cast<size_t>(last.flow)] = 0;
+    flows_[static_cast<size_t>(last.flow)].heap_pos = 0;
     Down(0);
   }
 
@@ -115,7 +119,7 @@ class CompletionHeap {
   };
   void Place(size_t i, const Entry& e) {
     heap_[i] = e;
-    pos_[static_cast<size_t>(e.flow)] = static_cast<int32_t>(i);
+    flows_[static_cast<size_t>(e.flow)].heap_pos = static_cast<int32_t>(i);
   }
   void Up(size_t i) {
     const Entry e = heap_[i];
@@ -141,16 +145,24 @@ class CompletionHeap {
     Place(i, e);
   }
   std::vector<Entry> heap_;
-  std::vector<int32_t> pos_;  // per flow: its index in heap_, -1 when not queued
+  std::vector<FlowState>& flows_;  // each flow's heap_pos
 };
 
 class FlowSim {
  public:
   FlowSim(const Network& net, const Schedule& s, double gamma, double merge)
-      : net_(net), s_(s), gamma_(gamma), merge_(merge), done_(s.transfers.size()) {
+      : net_(net), s_(s), gamma_(gamma), merge_(merge), done_(flows_) {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
-    flows_.resize(nt);
+    // One pass builds the records (no zero fill first); a flow's bytes wait in rem until it starts.
+    flows_.reserve(nt);
+    for (const Transfer& t : s.transfers) {
+      FlowState& fs = flows_.emplace_back();
+      fs.rem = t.bytes;
+      fs.src = t.src;
+      fs.dst = t.dst;
+      fs.reduce_bytes = t.reduce_bytes;
+    }
     // Per rank, its transfers in step order (CSR).
     offset_.assign(nr + 1, 0);
     for (const Transfer& t : s.transfers) {
@@ -240,8 +252,7 @@ class FlowSim {
       ++pending_[r];
       FlowState& fs = flows_[static_cast<size_t>(id)];
       if (++fs.ready == 2) {
-        const Transfer& tr = s_.transfers[static_cast<size_t>(id)];
-        const Path p = net_.Route(tr.src, tr.dst);
+        const Path p = net_.Route(fs.src, fs.dst);
         fs.links = p.links;
         fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it
@@ -270,7 +281,6 @@ class FlowSim {
       link.head = node;
       ++link.count;
     }
-    fs.rem = s_.transfers[fi].bytes;
     fs.rate = 0;
     fs.t_upd = t;
     ++active_;
@@ -296,9 +306,9 @@ class FlowSim {
   }
 
   void Done(int32_t id, double t) {
-    const Transfer& tr = s_.transfers[static_cast<size_t>(id)];
-    reduce_acc_[static_cast<size_t>(tr.dst)] += tr.reduce_bytes;
-    for (int32_t rank : {tr.src, tr.dst}) {
+    const FlowState& fs = flows_[static_cast<size_t>(id)];
+    reduce_acc_[static_cast<size_t>(fs.dst)] += fs.reduce_bytes;
+    for (int32_t rank : {fs.src, fs.dst}) {
       const size_t r = static_cast<size_t>(rank);
       if (--pending_[r] > 0) continue;
       const int32_t step = StepAt(r);
