@@ -50,6 +50,10 @@ class Network {
   uint64_t seed_ = 0;
   std::vector<Link> links_;
   std::vector<int32_t> level_base_;  // first link id of each level (switch: shared by port name)
+  // Per rank, precomputed so that routing a flow takes no integer division besides its hash:
+  // group_[l * ranks + r] = r / stride[l] (two ranks first differ at the outermost level where
+  // these differ), its leaf, and the pod of that leaf.
+  std::vector<int32_t> group_, rank_leaf_, rank_pod_;
   // fabric
   int leaves_ = 0, up_ = 0, pods_ = 1, core_up_ = 0, leaves_per_pod_ = 1;
   int32_t nic_up_ = 0, nic_down_ = 0, leaf_up_ = 0, leaf_down_ = 0, spine_up_ = 0, spine_down_ = 0;
