@@ -112,10 +112,11 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
                                                       : cluster.reduce_gbps.value * 1e9;
     // Rounds are separated by a synchronisation, so equal rounds take equal time: the first round
     // (with the stragglers' late entry), one plain full round when there are more, and the last.
+    FlowSimulator sim(net, gamma, o.merge_window_rel);  // the rounds share their transfers
     auto run = [&](double bytes, const std::vector<double>& st) -> Expected<FlowSimResult> {
       NPUGAP_ASSIGN_OR_RETURN(Schedule sched, BuildSchedule(layout, round_spec(bytes), plan));
       result.transfers = std::max<int64_t>(result.transfers, static_cast<int64_t>(sched.transfers.size()));
-      FlowSimResult r = SimulateFlows(net, sched, gamma, st, o.merge_window_rel);
+      FlowSimResult r = sim.Run(sched, st);
       result.solves += r.solves;
       return r;
     };

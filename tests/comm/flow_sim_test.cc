@@ -122,5 +122,32 @@ TEST(CommFlowSim, RingAllReduceOnAnOversubscribedFabricIsSlowerThanAnalytical) {
   EXPECT_GT(f, 1.5 * a);
 }
 
+TEST(CommFlowSim, ASimulatorReusedAcrossSchedulesGivesWhatAFreshOneGives) {
+  // Rounds of one collective (same transfers, other bytes) reuse the records; a schedule of another
+  // shape rebuilds them. Every run must equal a fresh SimulateFlows bit for bit, stragglers included.
+  const Cluster c = testing::FabricCluster(25, 10, 8, 2);  // 2:1 oversubscribed: ECMP collisions
+  const Layout l = *MakeLayout(c, 64);
+  const Network net = *Network::Build(c, l, 3, {});
+  auto schedule = [&](const char* algo, double bytes) {
+    CollectiveSpec spec;
+    spec.bytes = bytes;
+    return *BuildSchedule(l, spec, *SelectPlan(c, l, Op::kAllReduce, bytes, *ParseHcclAlgo(algo)));
+  };
+  const Schedule ring_big = schedule("level0:NA;level1:ring", 64e6);
+  const Schedule ring_small = schedule("level0:NA;level1:ring", 5e6);
+  const Schedule hd = schedule("level0:NA;level1:H-D_R", 64e6);
+  std::vector<double> late(64, 0.0);
+  late[5] = 2e-3;
+  FlowSimulator reused(net, 1e11, 3e-3);
+  for (const auto& [sched, start] : std::vector<std::pair<const Schedule*, std::vector<double>>>{
+           {&ring_big, late}, {&ring_small, {}}, {&hd, {}}, {&ring_big, {}}, {&ring_big, late}}) {
+    const FlowSimResult fresh = SimulateFlows(net, *sched, 1e11, start, 3e-3);
+    const FlowSimResult again = reused.Run(*sched, start);
+    EXPECT_EQ(again.time_s, fresh.time_s);
+    EXPECT_EQ(again.solves, fresh.solves);
+    EXPECT_EQ(again.rank_finish_s, fresh.rank_finish_s);
+  }
+}
+
 }  // namespace
 }  // namespace npugap::comm
