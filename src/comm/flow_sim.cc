@@ -50,6 +50,7 @@ struct alignas(64) FlowState {
   // The transfer itself, copied here so that the event loop never reads the schedule.
   int32_t src = 0, dst = 0;
   uint8_t ready = 0;  // how many of its two ranks have reached its step
+  uint8_t qp = 0;     // the transfer's queue pair (HCCL_RDMA_QPS_PER_CONNECTION allows up to 32)
   double reduce_bytes = 0;
 };
 static_assert(sizeof(FlowState) == 128);
@@ -232,7 +233,8 @@ class FlowSim {
     if (s.ranks != ranks_ || s.transfers.size() != flows_.size()) return false;
     for (size_t i = 0; i < flows_.size(); ++i) {
       const Transfer& t = s.transfers[i];
-      if (t.src != flows_[i].src || t.dst != flows_[i].dst || t.step != steps_[i]) return false;
+      if (t.src != flows_[i].src || t.dst != flows_[i].dst || t.step != steps_[i] || t.qp != flows_[i].qp)
+        return false;
     }
     return true;
   }
@@ -252,6 +254,7 @@ class FlowSim {
       fs.src = t.src;
       fs.dst = t.dst;
       fs.reduce_bytes = t.reduce_bytes;
+      fs.qp = static_cast<uint8_t>(t.qp);
       steps_[i] = t.step;
     }
     // Per rank, its transfers in step order (CSR).
@@ -295,7 +298,7 @@ class FlowSim {
       ++pending_[r];
       FlowState& fs = flows_[static_cast<size_t>(id)];
       if (++fs.ready == 2) {
-        const Path p = net_.Route(fs.src, fs.dst);
+        const Path p = net_.Route(fs.src, fs.dst, fs.qp);
         fs.links = p.links;
         fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it

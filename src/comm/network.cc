@@ -12,9 +12,11 @@
 
 namespace npugap::comm {
 
-uint64_t FlowHash(uint64_t seed, int src, int dst) {
-  // splitmix64 over (seed, src, dst): the flow's 5-tuple stand-in (one QP per pair).
+uint64_t FlowHash(uint64_t seed, int src, int dst, int qp) {
+  // splitmix64 over (seed, src, dst, qp): the flow's 5-tuple stand-in. QP 0 hashes as before QPs
+  // were modelled, so a one-QP run routes every flow as it did.
   uint64_t z = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
+  if (qp != 0) z ^= static_cast<uint64_t>(qp) * 0xd6e8feb86659fd93ULL;
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -123,7 +125,7 @@ int Network::LeafOf(int rank) const {
 
 int Network::SpineOf(int src, int dst) const { return static_cast<int>(FlowHash(seed_, src, dst) % up_); }
 
-Path Network::Route(int src, int dst) const {
+Path Network::Route(int src, int dst, int qp) const {
   Path path;
   const size_t n_ranks = static_cast<size_t>(layout_.ranks);
   size_t l = layout_.sizes.size() - 1;  // the outermost level whose groups differ (Layout::CrossLevel)
@@ -146,7 +148,7 @@ Path Network::Route(int src, int dst) const {
     const double hop = cluster_->fabric.hop_latency_us.value * 1e-6;
     path.links[path.count++] = nic_up_ + src;
     if (ls != ld) {
-      const uint64_t h = FlowHash(seed_, src, dst);
+      const uint64_t h = FlowHash(seed_, src, dst, qp);
       const int u = static_cast<int>(h % up_);
       path.links[path.count++] = leaf_up_ + ls * up_ + u;
       const int ps = rank_pod_[static_cast<size_t>(src)], pd = rank_pod_[static_cast<size_t>(dst)];

@@ -149,5 +149,39 @@ TEST(CommFlowSim, ASimulatorReusedAcrossSchedulesGivesWhatAFreshOneGives) {
   }
 }
 
+TEST(CommFlowSim, MoreQueuePairsSpreadEcmpCollisions) {
+  // HCCL_RDMA_QPS_PER_CONNECTION: each QP hashes to its own spine, so the hash collisions of the
+  // one-QP run (a flow sharing an uplink at half rate) average out and the all-reduce gets faster,
+  // never faster than the collision-free analytical time.
+  const Cluster a2 = testing::Shipped("atlas800t-a2");
+  CollectiveSpec spec;
+  spec.bytes = 256.0 * 1024 * 1024;
+  SimOptions o;
+  o.host_dispatch = false;
+  o.kind = SimKind::kAnalytical;
+  const double analytical = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.kind = SimKind::kFlow;
+  const double one = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.qps_per_connection = 4;
+  auto four = SimulateCollective(a2, 1024, spec, o);
+  ASSERT_TRUE(four.ok()) << four.status().message();
+  EXPECT_LT(four->time_s, 0.9 * one);
+  EXPECT_GT(four->time_s, analytical * (1 - 1e-2));
+  // Below HCCL_MULTI_QP_THRESHOLD (512 KB) per transfer a pair keeps one QP: the same flows.
+  spec.bytes = 64.0 * 1024;
+  o.qps_per_connection = 1;
+  const double small_one = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.qps_per_connection = 8;
+  EXPECT_EQ(SimulateCollective(a2, 1024, spec, o)->time_s, small_one);
+  // Out of HCCL's ranges: a one-line error naming the flag.
+  o.qps_per_connection = 33;
+  auto bad = SimulateCollective(a2, 1024, spec, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--qps 33"), std::string::npos);
+  o.qps_per_connection = 2;
+  o.multi_qp_threshold_bytes = 0;
+  EXPECT_FALSE(SimulateCollective(a2, 1024, spec, o).ok());
+}
+
 }  // namespace
 }  // namespace npugap::comm

@@ -35,7 +35,8 @@ class Network {
   static Expected<Network> Build(const Cluster& cluster, const Layout& layout, uint64_t ecmp_seed,
                                  const std::vector<LinkFault>& faults);
 
-  Path Route(int src, int dst) const;
+  // `qp`: the queue pair of the rank pair; each has its own source port, so its own ECMP hash.
+  Path Route(int src, int dst, int qp = 0) const;
   const std::vector<Link>& links() const { return links_; }
   int leaves() const { return leaves_; }
   int LeafOf(int rank) const;
@@ -60,6 +61,6 @@ class Network {
   bool failed_ = false;
 };
 
-uint64_t FlowHash(uint64_t seed, int src, int dst);
+uint64_t FlowHash(uint64_t seed, int src, int dst, int qp = 0);
 
 }  // namespace npugap::comm

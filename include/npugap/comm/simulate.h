@@ -40,6 +40,11 @@ struct SimOptions {
   // Add the cluster's host dispatch cost per collective (hccl_test-style timing). Off: device
   // time only, the large-message plateau a bandwidth figure describes.
   bool host_dispatch = true;
+  // HCCL_RDMA_QPS_PER_CONNECTION (default 1, 1..32) and HCCL_MULTI_QP_THRESHOLD (default 512 KB,
+  // 1..8192 KB): RDMA data between two ranks is split evenly over that many queue pairs, fewer when
+  // a QP would carry less than the threshold. Each QP is its own flow with its own ECMP hash.
+  int qps_per_connection = 1;
+  double multi_qp_threshold_bytes = 512.0 * 1024;
 };
 
 struct CollectiveResult {
