@@ -32,6 +32,8 @@ struct SimFlags {
   int nics_per_leaf = 0;        // 0: the cluster's
   double oversubscription = 0;  // 0: the cluster's
   bool no_dispatch = false;     // leave out the host dispatch cost per collective
+  int qps = 1;                  // HCCL_RDMA_QPS_PER_CONNECTION
+  std::string qp_threshold;     // HCCL_MULTI_QP_THRESHOLD; empty: 512K
   bool json = false;
 };
 
@@ -130,6 +132,10 @@ Expected<comm::SimOptions> BuildSimOptions(const SimFlags& f, const Cluster& clu
   }
   o.ecmp_seed = f.seed;
   o.host_dispatch = !f.no_dispatch;
+  o.qps_per_connection = f.qps;
+  if (!f.qp_threshold.empty()) {
+    NPUGAP_ASSIGN_OR_RETURN(o.multi_qp_threshold_bytes, ParseSize(f.qp_threshold, "--qp-threshold"));
+  }
   for (const std::string& s : f.stragglers) {
     const size_t colon = s.find(':');
     char* e1 = nullptr;
@@ -176,6 +182,10 @@ void AddSimFlags(CLI::App& cmd, SimFlags& f) {
   cmd.add_option("--link-fault", f.faults,
                  "RANK:LEVEL:FACTOR, a degraded (0<F<1) or failed (0) link (repeatable)");
   cmd.add_option("--seed", f.seed, "ECMP hash seed (flow-level)");
+  cmd.add_option("--qps", f.qps,
+                 "HCCL_RDMA_QPS_PER_CONNECTION: RDMA queue pairs per rank pair, 1..32 (flow-level)");
+  cmd.add_option("--qp-threshold", f.qp_threshold,
+                 "HCCL_MULTI_QP_THRESHOLD: least bytes per QP, 1K..8192K (default 512K)");
   cmd.add_option("--nics-per-leaf", f.nics_per_leaf, "override the fabric's NICs per leaf switch");
   cmd.add_option("--oversubscription", f.oversubscription, "override the leaf down:up ratio (>= 1)");
   cmd.add_flag(

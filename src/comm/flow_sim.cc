@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <memory>
 #include <queue>
 
 #include "npugap/comm/simulate.h"
@@ -32,6 +33,46 @@ struct Event {
   bool operator>(const Event& o) const { return t > o.t; }
 };
 
+// Everything the hot loops read about one flow, in two adjacent cache lines: a solve touches
+// every flow of a component, and parallel arrays cost a cache miss per array per flow. The flow's
+// nodes in the per-link lists live here too, so walking a link's list reads the states it needs.
+struct alignas(64) FlowState {
+  double rem = 0;    // bytes left at t_upd
+  double rate = 0;   // bytes/s; -1 inactive (done), -2 unfrozen during a solve
+  double t_upd = 0;  // when rem was last brought up to date
+  std::array<int32_t, kHops> links{};
+  int32_t count = 0;  // hops used in links
+  uint32_t mark = 0;  // component stamp
+  // Node flow * kHops + hop of the list of links[hop]: the next and previous nodes (-1: none).
+  std::array<int32_t, kHops> next{};
+  std::array<int32_t, kHops> prev{};
+  int32_t heap_pos = -1;  // its index in the completion heap, -1 when not queued
+  // The transfer itself, copied here so that the event loop never reads the schedule.
+  int32_t src = 0, dst = 0;
+  uint8_t ready = 0;  // how many of its two ranks have reached its step
+  uint8_t qp = 0;     // the transfer's queue pair (HCCL_RDMA_QPS_PER_CONNECTION allows up to 32)
+  double reduce_bytes = 0;
+};
+static_assert(sizeof(FlowState) == 128);
+
+// A rank's transfers in step order, with the step beside the id so that walking a rank's steps
+// does not touch the transfers themselves.
+struct RankTransfer {
+  int32_t id;
+  int32_t step;
+};
+
+// The same for one link (its static capacity included): a solve reads every link of a component.
+struct alignas(32) LinkState {
+  double capacity = 0;
+  double rem = 0;        // capacity not yet given to frozen flows during a solve
+  int32_t head = -1;     // first (flow, hop) node of its active flows
+  int32_t count = 0;     // active flows
+  int32_t unfrozen = 0;  // flows still unfrozen during a solve
+  uint32_t mark = 0;     // component stamp
+};
+static_assert(sizeof(LinkState) == 32);
+
 struct Share {
   double share;
   int32_t link;
@@ -43,12 +84,12 @@ struct Share {
 // number of active flows.
 class CompletionHeap {
  public:
-  explicit CompletionHeap(size_t flows) : pos_(flows, -1) {}
+  explicit CompletionHeap(std::vector<FlowState>& flows) : flows_(flows) {}
   bool empty() const { return heap_.empty(); }
   double top_t() const { return heap_[0].t; }
   int32_t top_flow() const { return heap_[0].flow; }
   void Set(int32_t flow, double t) {
-    int32_t& at = pos_[static_cast<size_t>(flow)];
+    int32_t& at = flows_[static_cast<size_t>(flow)].heap_pos;
     if (at < 0) {
       at = static_cast<int32_t>(heap_.size());
       heap_.push_back({t, flow});
@@ -64,12 +105,12 @@ class CompletionHeap {
       Down(i);
   }
   void Pop() {
-    pos_[static_cast<size_t>(heap_[0].flow)] = -1;
+    flows_[static_cast<size_t>(heap_[0].flow)].heap_pos = -1;
     const Entry last = heap_.back();
     heap_.pop_back();
     if (heap_.empty()) return;
     heap_[0] = last;
-    pos_[static_cast<size_t>(last.flow)] = 0;
+    flows_[static_cast<size_t>(last.flow)].heap_pos = 0;
     Down(0);
   }
 
@@ -80,7 +121,7 @@ class CompletionHeap {
   };
   void Place(size_t i, const Entry& e) {
     heap_[i] = e;
-    pos_[static_cast<size_t>(e.flow)] = static_cast<int32_t>(i);
+    flows_[static_cast<size_t>(e.flow)].heap_pos = static_cast<int32_t>(i);
   }
   void Up(size_t i) {
     const Entry e = heap_[i];
@@ -106,53 +147,48 @@ class CompletionHeap {
     Place(i, e);
   }
   std::vector<Entry> heap_;
-  std::vector<int32_t> pos_;  // per flow: its index in heap_, -1 when not queued
+  std::vector<FlowState>& flows_;  // each flow's heap_pos
 };
 
 class FlowSim {
  public:
-  FlowSim(const Network& net, const Schedule& s, double gamma, double merge)
-      : net_(net), s_(s), gamma_(gamma), merge_(merge), done_(s.transfers.size()) {
-    const size_t nt = s.transfers.size();
-    const size_t nr = static_cast<size_t>(s.ranks);
-    paths_.resize(nt);
-    hop_next_.assign(nt * kHops, -1);
-    hop_prev_.assign(nt * kHops, -1);
-    rem_.resize(nt);
-    rate_.assign(nt, 0);
-    t_upd_.assign(nt, 0);
-    ready_count_.assign(nt, 0);
-    mark_.assign(nt, 0);
-    // Per rank, its transfers in step order (CSR).
-    offset_.assign(nr + 1, 0);
-    for (const Transfer& t : s.transfers) {
-      ++offset_[static_cast<size_t>(t.src) + 1];
-      ++offset_[static_cast<size_t>(t.dst) + 1];
-    }
-    for (size_t r = 0; r < nr; ++r) offset_[r + 1] += offset_[r];
-    rank_tx_.resize(offset_[nr]);
-    std::vector<size_t> fill(offset_.begin(), offset_.end() - 1);
-    for (size_t i = 0; i < nt; ++i) {
-      rank_tx_[fill[static_cast<size_t>(s.transfers[i].src)]++] = static_cast<int32_t>(i);
-      rank_tx_[fill[static_cast<size_t>(s.transfers[i].dst)]++] = static_cast<int32_t>(i);
+  FlowSim(const Network& net, double gamma, double merge)
+      : net_(net), gamma_(gamma), merge_(merge), done_(flows_) {
+    links_.resize(net.links().size());
+    for (size_t l = 0; l < links_.size(); ++l) links_[l].capacity = net.links()[l].capacity;
+  }
+
+  // A schedule with the same transfers as the previous one (HCCL_BUFFSIZE rounds differ only in
+  // their bytes) keeps the flow records, the per-rank index and their memory; any other schedule
+  // rebuilds them. Either way the run starts from the state a fresh simulator has: links are empty
+  // again after a run (every flow finishes), and component stamps only grow, so old marks never
+  // match a new stamp.
+  void Load(const Schedule& s) {
+    if (SameTransfers(s)) {
+      for (size_t i = 0; i < flows_.size(); ++i) {
+        FlowState& fs = flows_[i];
+        fs.rem = s.transfers[i].bytes;
+        fs.reduce_bytes = s.transfers[i].reduce_bytes;
+        fs.rate = 0;
+        fs.t_upd = 0;
+        fs.ready = 0;
+      }
+    } else {
+      Build(s);
     }
     pos_.assign(offset_.begin(), offset_.end() - 1);
-    pending_.assign(nr, 0);
-    reduce_acc_.assign(nr, 0);
-    rank_finish_.assign(nr, 0);
-    const size_t nl = net.links().size();
-    link_head_.assign(nl, -1);
-    link_count_.assign(nl, 0);
-    link_mark_.assign(nl, 0);
-    link_rem_.assign(nl, 0);
-    link_unfrozen_.assign(nl, 0);
+    std::fill(pending_.begin(), pending_.end(), 0);
+    std::fill(reduce_acc_.begin(), reduce_acc_.end(), 0.0);
+    std::fill(rank_finish_.begin(), rank_finish_.end(), 0.0);
+    solves_ = 0;
+    window_end_ = -1;
   }
 
   // Events within one window after the next event are handled together at the window's end:
   // completions keep their exact finish times, and flows that started inside the window are
   // credited, after the solve, with the bytes their new rate would have moved since their start.
   FlowSimResult Run(const std::vector<double>& start) {
-    for (int r = 0; r < s_.ranks; ++r)
+    for (int r = 0; r < ranks_; ++r)
       events_.push({start.empty() ? 0.0 : start[static_cast<size_t>(r)], 0, r});
     double now = 0;
     while (!events_.empty() || active_ > 0) {
@@ -193,9 +229,61 @@ class FlowSim {
   }
 
  private:
-  int32_t StepAt(size_t r) const {
-    return pos_[r] < offset_[r + 1] ? s_.transfers[static_cast<size_t>(rank_tx_[pos_[r]])].step : -1;
+  bool SameTransfers(const Schedule& s) const {
+    if (s.ranks != ranks_ || s.transfers.size() != flows_.size()) return false;
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      const Transfer& t = s.transfers[i];
+      if (t.src != flows_[i].src || t.dst != flows_[i].dst || t.step != steps_[i] || t.qp != flows_[i].qp)
+        return false;
+    }
+    return true;
   }
+
+  void Build(const Schedule& s) {
+    const size_t nt = s.transfers.size();
+    const size_t nr = static_cast<size_t>(s.ranks);
+    ranks_ = s.ranks;
+    // One pass builds the records (no zero fill first); a flow's bytes wait in rem until it starts.
+    flows_.clear();
+    flows_.reserve(nt);
+    steps_.resize(nt);
+    for (size_t i = 0; i < nt; ++i) {
+      const Transfer& t = s.transfers[i];
+      FlowState& fs = flows_.emplace_back();
+      fs.rem = t.bytes;
+      fs.src = t.src;
+      fs.dst = t.dst;
+      fs.reduce_bytes = t.reduce_bytes;
+      fs.qp = static_cast<uint8_t>(t.qp);
+      steps_[i] = t.step;
+    }
+    // Per rank, its transfers in step order (CSR).
+    offset_.assign(nr + 1, 0);
+    for (const Transfer& t : s.transfers) {
+      ++offset_[static_cast<size_t>(t.src) + 1];
+      ++offset_[static_cast<size_t>(t.dst) + 1];
+    }
+    for (size_t r = 0; r < nr; ++r) offset_[r + 1] += offset_[r];
+    rank_tx_.resize(offset_[nr]);
+    std::vector<size_t> fill(offset_.begin(), offset_.end() - 1);
+    for (size_t i = 0; i < nt; ++i) {
+      const RankTransfer rt{static_cast<int32_t>(i), s.transfers[i].step};
+      rank_tx_[fill[static_cast<size_t>(s.transfers[i].src)]++] = rt;
+      rank_tx_[fill[static_cast<size_t>(s.transfers[i].dst)]++] = rt;
+    }
+    pending_.assign(nr, 0);
+    reduce_acc_.assign(nr, 0);
+    rank_finish_.assign(nr, 0);
+  }
+
+  int32_t& Next(int32_t node) {
+    return flows_[static_cast<size_t>(node / kHops)].next[static_cast<size_t>(node % kHops)];
+  }
+  int32_t& Prev(int32_t node) {
+    return flows_[static_cast<size_t>(node / kHops)].prev[static_cast<size_t>(node % kHops)];
+  }
+
+  int32_t StepAt(size_t r) const { return pos_[r] < offset_[r + 1] ? rank_tx_[pos_[r]].step : -1; }
 
   void RankReady(int32_t rank, double t) {
     const size_t r = static_cast<size_t>(rank);
@@ -205,12 +293,14 @@ class FlowSim {
       return;
     }
     for (size_t k = pos_[r]; k < offset_[r + 1]; ++k) {
-      const int32_t id = rank_tx_[k];
-      const Transfer& tr = s_.transfers[static_cast<size_t>(id)];
-      if (tr.step != step) break;
+      if (rank_tx_[k].step != step) break;
+      const int32_t id = rank_tx_[k].id;
       ++pending_[r];
-      if (++ready_count_[static_cast<size_t>(id)] == 2) {
-        const Path& p = paths_[static_cast<size_t>(id)] = net_.Route(tr.src, tr.dst);
+      FlowState& fs = flows_[static_cast<size_t>(id)];
+      if (++fs.ready == 2) {
+        const Path p = net_.Route(fs.src, fs.dst, fs.qp);
+        fs.links = p.links;
+        fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it
         // is solved together at its end), so skip the queue.
         if (t + p.latency_s <= window_end_) {
@@ -226,54 +316,49 @@ class FlowSim {
   // The flow joins the per-link lists; it has moved nothing yet (rate 0 since `t`).
   void Activate(int32_t f, double t) {
     const size_t fi = static_cast<size_t>(f);
-    const Path& p = paths_[fi];
-    for (int32_t i = 0; i < p.count; ++i) {
-      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
+    FlowState& fs = flows_[fi];
+    for (int32_t i = 0; i < fs.count; ++i) {
+      LinkState& link = links_[static_cast<size_t>(fs.links[static_cast<size_t>(i)])];
       const int32_t node = f * kHops + i;
-      const int32_t head = link_head_[l];
-      hop_prev_[static_cast<size_t>(node)] = -1;
-      hop_next_[static_cast<size_t>(node)] = head;
-      if (head >= 0) hop_prev_[static_cast<size_t>(head)] = node;
-      link_head_[l] = node;
-      ++link_count_[l];
+      const int32_t head = link.head;
+      fs.prev[static_cast<size_t>(i)] = -1;
+      fs.next[static_cast<size_t>(i)] = head;
+      if (head >= 0) Prev(head) = node;
+      link.head = node;
+      ++link.count;
     }
-    rem_[fi] = s_.transfers[fi].bytes;
-    rate_[fi] = 0;
-    t_upd_[fi] = t;
+    fs.rate = 0;
+    fs.t_upd = t;
     ++active_;
   }
 
   // The flow leaves its links; the flows still on them are re-solved.
   void Finish(int32_t f, double t) {
-    const size_t fi = static_cast<size_t>(f);
-    const Path& p = paths_[fi];
-    for (int32_t i = 0; i < p.count; ++i) {
-      const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-      const size_t node = static_cast<size_t>(f * kHops + i);
-      const int32_t prev = hop_prev_[node], next = hop_next_[node];
+    FlowState& fs = flows_[static_cast<size_t>(f)];
+    for (int32_t i = 0; i < fs.count; ++i) {
+      LinkState& link = links_[static_cast<size_t>(fs.links[static_cast<size_t>(i)])];
+      const int32_t prev = fs.prev[static_cast<size_t>(i)], next = fs.next[static_cast<size_t>(i)];
       if (prev >= 0)
-        hop_next_[static_cast<size_t>(prev)] = next;
+        Next(prev) = next;
       else
-        link_head_[l] = next;
-      if (next >= 0) hop_prev_[static_cast<size_t>(next)] = prev;
-      --link_count_[l];
-      for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
-        seeds_.push_back(n / kHops);
+        link.head = next;
+      if (next >= 0) Prev(next) = prev;
+      --link.count;
+      for (int32_t n = link.head; n >= 0; n = Next(n)) seeds_.push_back(n / kHops);
     }
-    rate_[fi] = -1;  // inactive
+    fs.rate = -1;  // inactive
     --active_;
     Done(f, t);
   }
 
   void Done(int32_t id, double t) {
-    const Transfer& tr = s_.transfers[static_cast<size_t>(id)];
-    reduce_acc_[static_cast<size_t>(tr.dst)] += tr.reduce_bytes;
-    for (int32_t rank : {tr.src, tr.dst}) {
+    const FlowState& fs = flows_[static_cast<size_t>(id)];
+    reduce_acc_[static_cast<size_t>(fs.dst)] += fs.reduce_bytes;
+    for (int32_t rank : {fs.src, fs.dst}) {
       const size_t r = static_cast<size_t>(rank);
       if (--pending_[r] > 0) continue;
       const int32_t step = StepAt(r);
-      while (pos_[r] < offset_[r + 1] && s_.transfers[static_cast<size_t>(rank_tx_[pos_[r]])].step == step)
-        ++pos_[r];
+      while (pos_[r] < offset_[r + 1] && rank_tx_[pos_[r]].step == step) ++pos_[r];
       const double reduce = reduce_acc_[r] / gamma_;
       reduce_acc_[r] = 0;
       if (t + reduce <= window_end_)
@@ -290,23 +375,24 @@ class FlowSim {
     comp_.clear();
     comp_links_.clear();
     for (int32_t f : seeds_) {
-      const size_t fi = static_cast<size_t>(f);
-      if (rate_[fi] < 0 || mark_[fi] == stamp_) continue;
-      mark_[fi] = stamp_;
+      FlowState& fs = flows_[static_cast<size_t>(f)];
+      if (fs.rate < 0 || fs.mark == stamp_) continue;
+      fs.mark = stamp_;
       comp_.push_back(f);
     }
     for (size_t k = 0; k < comp_.size(); ++k) {
-      const Path& p = paths_[static_cast<size_t>(comp_[k])];
-      for (int32_t i = 0; i < p.count; ++i) {
-        const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (link_count_[l] < 2 || link_mark_[l] == stamp_) continue;
-        link_mark_[l] = stamp_;
-        comp_links_.push_back(static_cast<int32_t>(l));
-        for (int32_t n = link_head_[l]; n >= 0; n = hop_next_[static_cast<size_t>(n)]) {
-          const int32_t g = n / kHops;
-          if (mark_[static_cast<size_t>(g)] == stamp_) continue;
-          mark_[static_cast<size_t>(g)] = stamp_;
-          comp_.push_back(g);
+      const FlowState& fs = flows_[static_cast<size_t>(comp_[k])];
+      for (int32_t i = 0; i < fs.count; ++i) {
+        const int32_t l = fs.links[static_cast<size_t>(i)];
+        LinkState& link = links_[static_cast<size_t>(l)];
+        if (link.count < 2 || link.mark == stamp_) continue;
+        link.mark = stamp_;
+        comp_links_.push_back(l);
+        for (int32_t n = link.head; n >= 0; n = Next(n)) {
+          FlowState& g = flows_[static_cast<size_t>(n / kHops)];
+          if (g.mark == stamp_) continue;
+          g.mark = stamp_;
+          comp_.push_back(n / kHops);
         }
       }
     }
@@ -336,41 +422,41 @@ class FlowSim {
   // share, a flow's own cap) fixes rates. Shares only grow as flows freeze, so a stale heap entry
   // is re-pushed when popped.
   void Solve(double now) {
-    const auto& links = net_.links();
     for (int32_t l : comp_links_) {
-      const size_t lu = static_cast<size_t>(l);
-      link_rem_[lu] = links[lu].capacity;
-      link_unfrozen_[lu] = link_count_[lu];
+      LinkState& link = links_[static_cast<size_t>(l)];
+      link.rem = link.capacity;
+      link.unfrozen = link.count;
     }
     caps_.clear();
     old_rate_.clear();
     for (int32_t f : comp_) {
-      const size_t fi = static_cast<size_t>(f);
-      old_rate_.push_back(rate_[fi]);
+      FlowState& fs = flows_[static_cast<size_t>(f)];
+      old_rate_.push_back(fs.rate);
       // Bring the bytes moved at the old rate up to date before the rate changes.
-      rem_[fi] -= rate_[fi] * (now - t_upd_[fi]);
-      t_upd_[fi] = rate_[fi] > 0 ? now : t_upd_[fi];  // a new flow keeps its start for the credit
-      const Path& p = paths_[fi];
+      fs.rem -= fs.rate * (now - fs.t_upd);
+      fs.t_upd = fs.rate > 0 ? now : fs.t_upd;  // a new flow keeps its start for the credit
       double cap = kInf;
-      for (int32_t i = 0; i < p.count; ++i) {
-        const size_t l = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (link_count_[l] < 2) cap = std::min(cap, links[l].capacity);
+      for (int32_t i = 0; i < fs.count; ++i) {
+        const LinkState& link = links_[static_cast<size_t>(fs.links[static_cast<size_t>(i)])];
+        if (link.count < 2) cap = std::min(cap, link.capacity);
       }
       caps_.push_back({cap, f});
-      rate_[fi] = -2;  // unfrozen during the solve
+      fs.rate = -2;  // unfrozen during the solve
     }
     SortCaps();
     size_t next_cap = 0;
+    auto unfrozen = [&](int32_t f) { return flows_[static_cast<size_t>(f)].rate == -2; };
     auto freeze = [&](int32_t f, double r) {
-      rate_[static_cast<size_t>(f)] = r;
-      const Path& p = paths_[static_cast<size_t>(f)];
-      for (int32_t i = 0; i < p.count; ++i) {
-        const size_t l2 = static_cast<size_t>(p.links[static_cast<size_t>(i)]);
-        if (link_mark_[l2] != stamp_) continue;
-        link_rem_[l2] -= r;
-        --link_unfrozen_[l2];
+      FlowState& fs = flows_[static_cast<size_t>(f)];
+      fs.rate = r;
+      for (int32_t i = 0; i < fs.count; ++i) {
+        LinkState& link = links_[static_cast<size_t>(fs.links[static_cast<size_t>(i)])];
+        if (link.mark != stamp_) continue;
+        link.rem -= r;
+        --link.unfrozen;
       }
     };
+    auto share = [&](const LinkState& link) { return std::max(0.0, link.rem) / link.unfrozen; };
     // Rates in a component take few distinct values (C, C/2, C/3 ... after ECMP collisions), so
     // first fill level by level: find the lowest share over the live links and freeze every link
     // at it (freezing flows at the lowest share never lowers another link's share below it). A
@@ -381,42 +467,42 @@ class FlowSim {
     // that next level is a lower bound: a pass that freezes nothing recomputes it exactly.
     double level = kInf;
     for (int32_t l : live_) {
-      const size_t lu = static_cast<size_t>(l);
-      level = std::min(level, link_rem_[lu] / link_unfrozen_[lu]);
+      const LinkState& link = links_[static_cast<size_t>(l)];
+      level = std::min(level, link.rem / link.unfrozen);
     }
     for (int pass = 0; pass < kScanPasses && !live_.empty(); ++pass) {
-      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
+      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].second)) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
       if (cap <= level) {
         for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
-          if (rate_[static_cast<size_t>(caps_[next_cap].second)] == -2) freeze(caps_[next_cap].second, cap);
+          if (unfrozen(caps_[next_cap].second)) freeze(caps_[next_cap].second, cap);
       }
       const double bound = std::min(level, cap) * (1 + 1e-12);
       double next = kInf;
       size_t w = 0;
       for (int32_t l : live_) {
-        const size_t lu = static_cast<size_t>(l);
-        if (link_unfrozen_[lu] == 0) continue;
-        const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
+        const LinkState& link = links_[static_cast<size_t>(l)];
+        if (link.unfrozen == 0) continue;
+        const double current = share(link);
         if (current > bound || current > cap) {
           live_[w++] = l;
           next = std::min(next, current);
           continue;
         }
-        for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
-          if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
+        for (int32_t n = link.head; n >= 0; n = Next(n))
+          if (unfrozen(n / kHops)) freeze(n / kHops, current);
       }
       live_.resize(w);
       level = next;
     }
     heap_.clear();
     for (int32_t l : live_) {
-      const size_t lu = static_cast<size_t>(l);
-      if (link_unfrozen_[lu] > 0) heap_.push_back({std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu], l});
+      const LinkState& link = links_[static_cast<size_t>(l)];
+      if (link.unfrozen > 0) heap_.push_back({share(link), l});
     }
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     while (true) {
-      while (next_cap < caps_.size() && rate_[static_cast<size_t>(caps_[next_cap].second)] != -2) ++next_cap;
+      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].second)) ++next_cap;
       const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
       if (heap_.empty() || cap <= heap_.front().share) {
         if (next_cap == caps_.size()) break;
@@ -424,12 +510,12 @@ class FlowSim {
         continue;
       }
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-      const auto [share, l] = heap_.back();
+      const auto [popped, l] = heap_.back();
       heap_.pop_back();
-      const size_t lu = static_cast<size_t>(l);
-      if (link_unfrozen_[lu] == 0) continue;
-      const double current = std::max(0.0, link_rem_[lu]) / link_unfrozen_[lu];
-      if (current > share * (1 + 1e-12)) {
+      const LinkState& link = links_[static_cast<size_t>(l)];
+      if (link.unfrozen == 0) continue;
+      const double current = share(link);
+      if (current > popped * (1 + 1e-12)) {
         heap_.push_back({current, l});
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
         continue;
@@ -440,39 +526,38 @@ class FlowSim {
         freeze(caps_[next_cap].second, cap);
         continue;
       }
-      for (int32_t n = link_head_[lu]; n >= 0; n = hop_next_[static_cast<size_t>(n)])
-        if (rate_[static_cast<size_t>(n / kHops)] == -2) freeze(n / kHops, current);
+      for (int32_t n = link.head; n >= 0; n = Next(n))
+        if (unfrozen(n / kHops)) freeze(n / kHops, current);
     }
     for (size_t k = 0; k < comp_.size(); ++k) {
       const int32_t f = comp_[k];
-      const size_t fi = static_cast<size_t>(f);
-      const double r = std::max(rate_[fi], 1e-300);
-      rate_[fi] = r;
-      rem_[fi] -= r * (now - t_upd_[fi]);  // a flow that started inside the window: its credit
-      t_upd_[fi] = now;
+      FlowState& fs = flows_[static_cast<size_t>(f)];
+      const double r = std::max(fs.rate, 1e-300);
+      fs.rate = r;
+      fs.rem -= r * (now - fs.t_upd);  // a flow that started inside the window: its credit
+      fs.t_upd = now;
       // An unchanged rate leaves the queued finish time valid: no new heap entry.
       if (r == old_rate_[k]) continue;
       // A flow that started inside the window may be done before its end: back-date its finish.
-      done_.Set(f, now + rem_[fi] / r);
+      done_.Set(f, now + fs.rem / r);
     }
   }
 
   const Network& net_;
-  const Schedule& s_;
+  int ranks_ = -1;
+  std::vector<int32_t> steps_;  // each transfer's step, to recognise a schedule of the same shape
   double gamma_, merge_;
-  std::vector<Path> paths_;
-  std::vector<double> rem_, rate_, t_upd_;
-  std::vector<uint8_t> ready_count_;
-  std::vector<uint32_t> mark_, link_mark_;
+  std::vector<FlowState> flows_;
+  std::vector<LinkState> links_;
   uint32_t stamp_ = 0;
   std::vector<size_t> offset_, pos_;
-  std::vector<int32_t> rank_tx_, pending_;
+  std::vector<RankTransfer> rank_tx_;
+  std::vector<int32_t> pending_;
   std::vector<double> reduce_acc_, rank_finish_;
-  // Active flows per link as intrusive doubly linked lists over (flow, hop) nodes, node =
-  // flow * kHops + hop: joining and leaving are O(1) and allocate nothing.
-  std::vector<int32_t> hop_next_, hop_prev_, link_head_, link_count_;
-  std::vector<int32_t> seeds_, comp_, comp_links_, link_unfrozen_;
-  std::vector<double> link_rem_, old_rate_;
+  // Active flows per link are intrusive doubly linked lists over (flow, hop) nodes, node =
+  // flow * kHops + hop, stored in FlowState: joining and leaving are O(1) and allocate nothing.
+  std::vector<int32_t> seeds_, comp_, comp_links_;
+  std::vector<double> old_rate_;
   std::vector<Share> heap_;
   std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
   std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
@@ -486,10 +571,24 @@ class FlowSim {
 
 }  // namespace
 
+struct FlowSimulator::Impl {
+  Impl(const Network& net, double gamma, double merge) : sim(net, gamma, merge) {}
+  FlowSim sim;  // built in place: its completion heap refers to its own flow records
+};
+
+FlowSimulator::FlowSimulator(const Network& net, double reduce_bytes_per_s, double merge_window_rel)
+    : impl_(std::make_unique<Impl>(net, reduce_bytes_per_s, merge_window_rel)) {}
+
+FlowSimulator::~FlowSimulator() = default;
+
+FlowSimResult FlowSimulator::Run(const Schedule& schedule, const std::vector<double>& start_s) {
+  impl_->sim.Load(schedule);
+  return impl_->sim.Run(start_s);
+}
+
 FlowSimResult SimulateFlows(const Network& net, const Schedule& schedule, double reduce_bytes_per_s,
                             const std::vector<double>& start_s, double merge_window_rel) {
-  FlowSim sim(net, schedule, reduce_bytes_per_s, merge_window_rel);
-  return sim.Run(start_s);
+  return FlowSimulator(net, reduce_bytes_per_s, merge_window_rel).Run(schedule, start_s);
 }
 
 }  // namespace npugap::comm

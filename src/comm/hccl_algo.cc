@@ -106,6 +106,28 @@ Algo A2InterServerDefault(const Cluster& c, const Layout& layout, Op op, double 
   return hd < std::min(nhr, ring) ? Algo::kHD : best;
 }
 
+// HCCL's defaults on A3 (910_93) when HCCL_ALGO is unset, as the open cann-hccl code has them
+// (docs/clusters.md "Algorithm selection"). AlgConfigurator::GetDefaultAlgoLevel1V1 gives level 1
+// (servers of a supernode) H-D from 8 servers (HCCL_INTER_SERVER_RING_ALGO_MAX_SUPPORT_SERVER_NUM)
+// or at a power of two, ring otherwise; only the 910B runs the size-based V2 selector. The 910_93
+// all-reduce and all-gather operators (SelectAlgfor91093) then replace H-D by NHR, and an
+// all-reduce of at most 1 MiB per NPU of a server inside one supernode uses NHR
+// (smallCountOptimMultiServer). SetAlgoLevel2 gives level 2 (between supernodes) H-D from 8
+// supernodes or at a power of two, ring otherwise. Not read: the reduce-scatter, broadcast and
+// reduce operators' 910_93 paths (they keep NHR here); AIV and zero-copy modes are not modelled.
+Algo A3Default(const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
+  const int n = layout.sizes[l];
+  const bool hd = n >= 8 || IsPowerOfTwo(n);
+  if (hccl_level >= 2) return hd ? Algo::kHD : Algo::kRing;
+  if (op != Op::kAllReduce && op != Op::kAllGather) return Algo::kNHR;
+  const double per_server_npus = layout.sizes[0];
+  const bool one_supernode = layout.sizes.size() == l + 1;
+  if (op == Op::kAllReduce && per_server_npus > 2 && one_supernode &&
+      bytes <= 1024.0 * 1024 * per_server_npus)
+    return Algo::kNHR;
+  return hd ? Algo::kNHR : Algo::kRing;
+}
+
 Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const Level& level = c.levels[l];
   if (hccl_level == 0) {
@@ -116,8 +138,9 @@ Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_leve
   if (c.family == "nvidia") return Algo::kRing;  // NCCL's ring for large messages (tree not modelled)
   if (c.family == "A2" && l == 1 && layout.sizes.size() == 2 && c.levels[0].kind == LevelKind::kFullMesh)
     return A2InterServerDefault(c, layout, op, bytes);
-  // A3's selector (910_93 operators) was not read; NHR has ring's bandwidth term with
-  // ceil(log2 p) latency steps, so it is never worse in HCCL's own cost formulas.
+  if (c.family == "A3") return A3Default(layout, l, hccl_level, op, bytes);
+  // Elsewhere no selector was read; NHR has ring's bandwidth term with ceil(log2 p) latency
+  // steps, so it is never worse in HCCL's own cost formulas.
   return Algo::kNHR;
 }
 

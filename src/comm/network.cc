@@ -12,9 +12,11 @@
 
 namespace npugap::comm {
 
-uint64_t FlowHash(uint64_t seed, int src, int dst) {
-  // splitmix64 over (seed, src, dst): the flow's 5-tuple stand-in (one QP per pair).
+uint64_t FlowHash(uint64_t seed, int src, int dst, int qp) {
+  // splitmix64 over (seed, src, dst, qp): the flow's 5-tuple stand-in. QP 0 hashes as before QPs
+  // were modelled, so a one-QP run routes every flow as it did.
   uint64_t z = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
+  if (qp != 0) z ^= static_cast<uint64_t>(qp) * 0xd6e8feb86659fd93ULL;
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -68,6 +70,18 @@ Expected<Network> Network::Build(const Cluster& c, const Layout& L, uint64_t see
     }
     net.level_base_.push_back(base);
   }
+  net.group_.resize(L.sizes.size() * static_cast<size_t>(n));
+  for (size_t l = 0; l < L.sizes.size(); ++l)
+    for (int r = 0; r < n; ++r)
+      net.group_[l * static_cast<size_t>(n) + static_cast<size_t>(r)] = r / L.stride[l];
+  if (net.leaves_ > 0) {
+    net.rank_leaf_.resize(static_cast<size_t>(n));
+    net.rank_pod_.resize(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      net.rank_leaf_[static_cast<size_t>(r)] = net.LeafOf(r);
+      net.rank_pod_[static_cast<size_t>(r)] = net.rank_leaf_[static_cast<size_t>(r)] / net.leaves_per_pod_;
+    }
+  }
   for (const LinkFault& fault : faults) {
     if (fault.rank < 0 || fault.rank >= n)
       return Status::InvalidArgument(fmt::format("link fault: rank {} is outside 0..{}", fault.rank, n - 1));
@@ -111,9 +125,13 @@ int Network::LeafOf(int rank) const {
 
 int Network::SpineOf(int src, int dst) const { return static_cast<int>(FlowHash(seed_, src, dst) % up_); }
 
-Path Network::Route(int src, int dst) const {
+Path Network::Route(int src, int dst, int qp) const {
   Path path;
-  const size_t l = layout_.CrossLevel(src, dst);
+  const size_t n_ranks = static_cast<size_t>(layout_.ranks);
+  size_t l = layout_.sizes.size() - 1;  // the outermost level whose groups differ (Layout::CrossLevel)
+  while (l > 0 &&
+         group_[l * n_ranks + static_cast<size_t>(src)] == group_[l * n_ranks + static_cast<size_t>(dst)])
+    --l;
   const Level& level = cluster_->levels[l];
   const int32_t base = level_base_[l];
   const int n = layout_.ranks;
@@ -126,14 +144,14 @@ Path Network::Route(int src, int dst) const {
     path.links[1] = base + n + dst;
     path.count = 2;
   } else {
-    const int ls = LeafOf(src), ld = LeafOf(dst);
+    const int ls = rank_leaf_[static_cast<size_t>(src)], ld = rank_leaf_[static_cast<size_t>(dst)];
     const double hop = cluster_->fabric.hop_latency_us.value * 1e-6;
     path.links[path.count++] = nic_up_ + src;
     if (ls != ld) {
-      const uint64_t h = FlowHash(seed_, src, dst);
+      const uint64_t h = FlowHash(seed_, src, dst, qp);
       const int u = static_cast<int>(h % up_);
       path.links[path.count++] = leaf_up_ + ls * up_ + u;
-      const int ps = ls / leaves_per_pod_, pd = ld / leaves_per_pod_;
+      const int ps = rank_pod_[static_cast<size_t>(src)], pd = rank_pod_[static_cast<size_t>(dst)];
       if (ps != pd) {
         const int k = static_cast<int>((h >> 32) % core_up_);
         path.links[path.count++] = spine_up_ + (ps * up_ + u) * core_up_ + k;

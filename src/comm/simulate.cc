@@ -42,6 +42,29 @@ double RoundSync(const Cluster& c, const Layout& L) {
   return 2 * c.levels[L.sizes.size() - 1].latency_us.value * 1e-6;
 }
 
+// HCCL_RDMA_QPS_PER_CONNECTION: each transfer over a fabric level (RDMA) is split evenly over
+// min(qps, floor(bytes / threshold)) queue pairs, at least one (envref_07_0094 / 0095, CANN 8.x,
+// official). Transfers stay in step order.
+Expected<Schedule> SplitOverQueuePairs(Schedule s, const Cluster& c, const Layout& L, int qps,
+                                       double threshold) {
+  if (qps <= 1) return s;
+  Schedule out;
+  out.ranks = s.ranks;
+  out.steps = s.steps;
+  out.transfers.reserve(s.transfers.size());
+  for (const Transfer& t : s.transfers) {
+    const bool rdma = c.levels[L.CrossLevel(t.src, t.dst)].kind == LevelKind::kFabric;
+    const int n = rdma ? static_cast<int>(std::clamp(std::floor(t.bytes / threshold), 1.0, double(qps))) : 1;
+    for (int q = 0; q < n; ++q)
+      out.transfers.push_back({t.src, t.dst, t.step, t.bytes / n, t.reduce_bytes / n, q});
+    if (out.transfers.size() > 20'000'000)
+      return Status::Unsupported(fmt::format(
+          "--qps {}: {} ranks expand to more than 20,000,000 flows; use fewer QPs or --sim analytical", qps,
+          L.ranks));
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<SimKind> ParseSimKind(const std::string& s) {
@@ -68,6 +91,12 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
   if (ranks < 2)
     return Status::InvalidArgument(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
   NPUGAP_ASSIGN_OR_RETURN(Plan plan, SelectPlan(cluster, layout, spec.op, spec.bytes, o.algo));
+  if (o.qps_per_connection < 1 || o.qps_per_connection > 32)
+    return Status::InvalidArgument(
+        fmt::format("--qps {}: HCCL_RDMA_QPS_PER_CONNECTION must be in 1..32", o.qps_per_connection));
+  if (!(o.multi_qp_threshold_bytes >= 1024) || o.multi_qp_threshold_bytes > 8192.0 * 1024)
+    return Status::InvalidArgument(fmt::format("--qp-threshold {}: HCCL_MULTI_QP_THRESHOLD must be 1K..8192K",
+                                               o.multi_qp_threshold_bytes));
   std::vector<double> start(static_cast<size_t>(ranks), 0.0);
   for (const Straggler& s : o.stragglers) {
     if (s.rank < 0 || s.rank >= ranks)
@@ -112,10 +141,14 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
                                                       : cluster.reduce_gbps.value * 1e9;
     // Rounds are separated by a synchronisation, so equal rounds take equal time: the first round
     // (with the stragglers' late entry), one plain full round when there are more, and the last.
+    FlowSimulator sim(net, gamma, o.merge_window_rel);  // the rounds share their transfers
     auto run = [&](double bytes, const std::vector<double>& st) -> Expected<FlowSimResult> {
-      NPUGAP_ASSIGN_OR_RETURN(Schedule sched, BuildSchedule(layout, round_spec(bytes), plan));
+      NPUGAP_ASSIGN_OR_RETURN(Schedule built, BuildSchedule(layout, round_spec(bytes), plan));
+      NPUGAP_ASSIGN_OR_RETURN(Schedule sched,
+                              SplitOverQueuePairs(std::move(built), cluster, layout, o.qps_per_connection,
+                                                  o.multi_qp_threshold_bytes));
       result.transfers = std::max<int64_t>(result.transfers, static_cast<int64_t>(sched.transfers.size()));
-      FlowSimResult r = SimulateFlows(net, sched, gamma, st, o.merge_window_rel);
+      FlowSimResult r = sim.Run(sched, st);
       result.solves += r.solves;
       return r;
     };

@@ -91,6 +91,13 @@ expect_error "bytes unit" "unknown unit 'Q'" "$NPUGAP" comm "${A2[@]}" --bytes 8
 expect_error "bytes range" "max is below min" "$NPUGAP" comm "${A2[@]}" --bytes 8M:1M
 expect_error "bytes factor" "factor 'x1' must be xN with N > 1" "$NPUGAP" comm "${A2[@]}" --bytes 1M:8M:x1
 expect_error "sim" "--sim 'packet': unknown simulator (valid: analytical, flow)" "$NPUGAP" comm "${A2[@]}" --sim packet
+expect_error "qps zero" "--qps 0: HCCL_RDMA_QPS_PER_CONNECTION must be in 1..32" "$NPUGAP" comm "${A2[@]}" --sim flow --qps 0
+expect_error "qps too many" "--qps 33: HCCL_RDMA_QPS_PER_CONNECTION must be in 1..32" "$NPUGAP" comm "${A2[@]}" --qps 33
+expect_error "qp threshold" "HCCL_MULTI_QP_THRESHOLD must be 1K..8192K" "$NPUGAP" comm "${A2[@]}" --qps 2 --qp-threshold 9000K
+# Four QPs per rank pair spread the ECMP collisions of 1,024 NPUs on the shipped fabric: faster.
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 1024 --bytes 256M --sim flow --no-dispatch --json > "$TMP/qp1.json"
+"$NPUGAP" comm --cluster atlas800t-a2 --ranks 1024 --bytes 256M --sim flow --no-dispatch --qps 4 --json > "$TMP/qp4.json"
+check "qps: more QPs, less time" python3 -c "import json; a=json.load(open('$TMP/qp1.json'))['rows'][0]['time_us']; b=json.load(open('$TMP/qp4.json'))['rows'][0]['time_us']; assert b < 0.9 * a, (a, b)"
 expect_error "buffsize" "--buffsize '0': size must be > 0" "$NPUGAP" comm "${A2[@]}" --buffsize 0
 expect_error "straggler syntax" "--straggler '3': expected RANK:MS" "$NPUGAP" comm "${A2[@]}" --straggler 3
 expect_error "straggler rank" "--straggler 99: rank outside 0..15" "$NPUGAP" comm "${A2[@]}" --straggler 99:5

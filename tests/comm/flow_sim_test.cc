@@ -122,5 +122,66 @@ TEST(CommFlowSim, RingAllReduceOnAnOversubscribedFabricIsSlowerThanAnalytical) {
   EXPECT_GT(f, 1.5 * a);
 }
 
+TEST(CommFlowSim, ASimulatorReusedAcrossSchedulesGivesWhatAFreshOneGives) {
+  // Rounds of one collective (same transfers, other bytes) reuse the records; a schedule of another
+  // shape rebuilds them. Every run must equal a fresh SimulateFlows bit for bit, stragglers included.
+  const Cluster c = testing::FabricCluster(25, 10, 8, 2);  // 2:1 oversubscribed: ECMP collisions
+  const Layout l = *MakeLayout(c, 64);
+  const Network net = *Network::Build(c, l, 3, {});
+  auto schedule = [&](const char* algo, double bytes) {
+    CollectiveSpec spec;
+    spec.bytes = bytes;
+    return *BuildSchedule(l, spec, *SelectPlan(c, l, Op::kAllReduce, bytes, *ParseHcclAlgo(algo)));
+  };
+  const Schedule ring_big = schedule("level0:NA;level1:ring", 64e6);
+  const Schedule ring_small = schedule("level0:NA;level1:ring", 5e6);
+  const Schedule hd = schedule("level0:NA;level1:H-D_R", 64e6);
+  std::vector<double> late(64, 0.0);
+  late[5] = 2e-3;
+  FlowSimulator reused(net, 1e11, 3e-3);
+  for (const auto& [sched, start] : std::vector<std::pair<const Schedule*, std::vector<double>>>{
+           {&ring_big, late}, {&ring_small, {}}, {&hd, {}}, {&ring_big, {}}, {&ring_big, late}}) {
+    const FlowSimResult fresh = SimulateFlows(net, *sched, 1e11, start, 3e-3);
+    const FlowSimResult again = reused.Run(*sched, start);
+    EXPECT_EQ(again.time_s, fresh.time_s);
+    EXPECT_EQ(again.solves, fresh.solves);
+    EXPECT_EQ(again.rank_finish_s, fresh.rank_finish_s);
+  }
+}
+
+TEST(CommFlowSim, MoreQueuePairsSpreadEcmpCollisions) {
+  // HCCL_RDMA_QPS_PER_CONNECTION: each QP hashes to its own spine, so the hash collisions of the
+  // one-QP run (a flow sharing an uplink at half rate) average out and the all-reduce gets faster,
+  // never faster than the collision-free analytical time.
+  const Cluster a2 = testing::Shipped("atlas800t-a2");
+  CollectiveSpec spec;
+  spec.bytes = 256.0 * 1024 * 1024;
+  SimOptions o;
+  o.host_dispatch = false;
+  o.kind = SimKind::kAnalytical;
+  const double analytical = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.kind = SimKind::kFlow;
+  const double one = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.qps_per_connection = 4;
+  auto four = SimulateCollective(a2, 1024, spec, o);
+  ASSERT_TRUE(four.ok()) << four.status().message();
+  EXPECT_LT(four->time_s, 0.9 * one);
+  EXPECT_GT(four->time_s, analytical * (1 - 1e-2));
+  // Below HCCL_MULTI_QP_THRESHOLD (512 KB) per transfer a pair keeps one QP: the same flows.
+  spec.bytes = 64.0 * 1024;
+  o.qps_per_connection = 1;
+  const double small_one = SimulateCollective(a2, 1024, spec, o)->time_s;
+  o.qps_per_connection = 8;
+  EXPECT_EQ(SimulateCollective(a2, 1024, spec, o)->time_s, small_one);
+  // Out of HCCL's ranges: a one-line error naming the flag.
+  o.qps_per_connection = 33;
+  auto bad = SimulateCollective(a2, 1024, spec, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--qps 33"), std::string::npos);
+  o.qps_per_connection = 2;
+  o.multi_qp_threshold_bytes = 0;
+  EXPECT_FALSE(SimulateCollective(a2, 1024, spec, o).ok());
+}
+
 }  // namespace
 }  // namespace npugap::comm

@@ -86,6 +86,36 @@ TEST(CommHcclAlgo, A2InterServerDefaultFollowsHcclsSizeAndCostRules) {
       "level0:fullmesh;level1:NHR");
 }
 
+TEST(CommHcclAlgo, A3DefaultsFollowHcclsServerCountRules) {
+  const Cluster a3 = Shipped("atlas900-a3-superpod");  // 8 NPUs per server, 48 servers per supernode
+  const double MiB = 1024.0 * 1024;
+  struct Case {
+    int ranks;
+    Op op;
+    double bytes;
+    const char* plan;
+  };
+  const Case cases[] = {
+      // Between servers: H-D (run as NHR by the 910_93 operators) at a power of two or from 8
+      // servers, ring at 3, 5, 6 or 7 servers.
+      {32, Op::kAllReduce, 64 * MiB, "level0:fullmesh;level1:NHR"},
+      {24, Op::kAllReduce, 64 * MiB, "level0:fullmesh;level1:ring"},
+      {56, Op::kAllGather, 64 * MiB, "level0:fullmesh;level1:ring"},
+      {72, Op::kAllReduce, 64 * MiB, "level0:fullmesh;level1:NHR"},
+      // A small all-reduce (up to 1 MiB per NPU of a server) inside one supernode takes NHR.
+      {24, Op::kAllReduce, 8 * MiB, "level0:fullmesh;level1:NHR"},
+      {24, Op::kAllReduce, 8 * MiB + 1, "level0:fullmesh;level1:ring"},
+      // Between supernodes: H-D_R at a power of two or from 8 supernodes, ring otherwise.
+      {2 * 384, Op::kAllReduce, 64 * MiB, "level0:fullmesh;level1:NHR;level2:H-D_R"},
+      {3 * 384, Op::kAllReduce, 64 * MiB, "level0:fullmesh;level1:NHR;level2:ring"},
+  };
+  for (const Case& c : cases) {
+    auto plan = SelectPlan(a3, *MakeLayout(a3, c.ranks), c.op, c.bytes, {});
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->Describe(), c.plan) << c.ranks << " ranks, " << OpName(c.op) << " " << c.bytes;
+  }
+}
+
 TEST(CommHcclAlgo, AlgorithmsOnlyWhereHcclAllowsThem) {
   const Cluster a2 = Shipped("atlas800t-a2");
   const Layout l = *MakeLayout(a2, 64);

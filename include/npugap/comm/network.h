@@ -35,7 +35,8 @@ class Network {
   static Expected<Network> Build(const Cluster& cluster, const Layout& layout, uint64_t ecmp_seed,
                                  const std::vector<LinkFault>& faults);
 
-  Path Route(int src, int dst) const;
+  // `qp`: the queue pair of the rank pair; each has its own source port, so its own ECMP hash.
+  Path Route(int src, int dst, int qp = 0) const;
   const std::vector<Link>& links() const { return links_; }
   int leaves() const { return leaves_; }
   int LeafOf(int rank) const;
@@ -50,12 +51,16 @@ class Network {
   uint64_t seed_ = 0;
   std::vector<Link> links_;
   std::vector<int32_t> level_base_;  // first link id of each level (switch: shared by port name)
+  // Per rank, precomputed so that routing a flow takes no integer division besides its hash:
+  // group_[l * ranks + r] = r / stride[l] (two ranks first differ at the outermost level where
+  // these differ), its leaf, and the pod of that leaf.
+  std::vector<int32_t> group_, rank_leaf_, rank_pod_;
   // fabric
   int leaves_ = 0, up_ = 0, pods_ = 1, core_up_ = 0, leaves_per_pod_ = 1;
   int32_t nic_up_ = 0, nic_down_ = 0, leaf_up_ = 0, leaf_down_ = 0, spine_up_ = 0, spine_down_ = 0;
   bool failed_ = false;
 };
 
-uint64_t FlowHash(uint64_t seed, int src, int dst);
+uint64_t FlowHash(uint64_t seed, int src, int dst, int qp = 0);
 
 }  // namespace npugap::comm

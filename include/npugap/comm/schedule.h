@@ -18,6 +18,7 @@ struct Transfer {
   int32_t step = 0;
   double bytes = 0;
   double reduce_bytes = 0;  // bytes the destination reduces after this transfer arrives
+  int32_t qp = 0;           // which RDMA queue pair of the rank pair carries it (ECMP hashes each)
 };
 
 struct Schedule {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct SimOptions {
   // Add the cluster's host dispatch cost per collective (hccl_test-style timing). Off: device
   // time only, the large-message plateau a bandwidth figure describes.
   bool host_dispatch = true;
+  // HCCL_RDMA_QPS_PER_CONNECTION (default 1, 1..32) and HCCL_MULTI_QP_THRESHOLD (default 512 KB,
+  // 1..8192 KB): RDMA data between two ranks is split evenly over that many queue pairs, fewer when
+  // a QP would carry less than the threshold. Each QP is its own flow with its own ECMP hash.
+  int qps_per_connection = 1;
+  double multi_qp_threshold_bytes = 512.0 * 1024;
 };
 
 struct CollectiveResult {
@@ -68,6 +74,22 @@ struct FlowSimResult {
 // Times a schedule on a network; `start_s[r]` is when rank r enters (empty: all at 0).
 FlowSimResult SimulateFlows(const Network& net, const Schedule& schedule, double reduce_bytes_per_s,
                             const std::vector<double>& start_s, double merge_window_rel);
+
+// The same for several schedules on one network, one after the other: a schedule with the same
+// transfers as the previous one (the HCCL_BUFFSIZE rounds of a collective differ only in bytes)
+// reuses the simulator's records and memory. Each run gives what SimulateFlows gives.
+class FlowSimulator {
+ public:
+  FlowSimulator(const Network& net, double reduce_bytes_per_s, double merge_window_rel);
+  ~FlowSimulator();
+  FlowSimulator(const FlowSimulator&) = delete;
+  FlowSimulator& operator=(const FlowSimulator&) = delete;
+  FlowSimResult Run(const Schedule& schedule, const std::vector<double>& start_s);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // HCCL's closed-form α-β-γ time of one round (no stragglers).
 double AnalyticalTime(const Cluster& cluster, const Layout& layout, const CollectiveSpec& spec,
