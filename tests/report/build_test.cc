@@ -197,14 +197,16 @@ TEST_F(SimpleNetReport, CompatPrecisionAndPerfAreTheAnalysesOwn) {
   EXPECT_EQ(r->compat.verdict, want);
   EXPECT_EQ(FindMetric(r->compat, "aicore_nodes")->value, static_cast<double>(check->summary.aicore));
 
-  // Precision: the comparison `npugap precision` runs, on seeds 0 and 1.
+  // Precision: the comparison `npugap precision --samples 2` runs: 2 samples at batch 2 are one
+  // batch, seed 0.
   ASSERT_NE(r->precision.verdict, Verdict::kNotAvailable) << r->precision.not_available;
   pr::PrecisionOptions po;
   po.mode = "must_keep_origin_dtype";
   auto plan = pr::BuildPrecisionPlan(m, *target, po);
   ASSERT_TRUE(plan.ok());
-  std::vector<std::vector<ir::Tensor>> sets = {*exec::RandomInputs(m.graph, 0),
-                                               *exec::RandomInputs(m.graph, 1)};
+  auto sets = pr::RandomSampleSets(m.graph, 0, 2).value();
+  ASSERT_EQ(sets.size(), 1u);
+  ASSERT_EQ(sets[0][0].numel(), exec::RandomInputs(m.graph, 0).value()[0].numel());
   auto ref = pr::MakeReferenceRun(m, pr::ReferencePrecision::kFP32, 1);
   ASSERT_TRUE(ref.ok());
   auto trace = pr::TraceReference(m, *ref, sets);

@@ -88,8 +88,9 @@ struct LayerError {
   double max_abs_error = 0;  // worst over the samples
 };
 struct PrecisionFacts {
-  std::string mode;  // canonical precision mode the emulation ran
-  int samples = 0;
+  std::string mode;                // canonical precision mode the emulation ran
+  int samples = 0;                 // rows compared (batches x rows per batch)
+  int batches = 0;                 // input sets run (one reference + one emulated run each)
   std::vector<LayerError> layers;  // execution order
   double output_cosine = 1;        // worst model output
   double output_max_abs_error = 0;
@@ -139,7 +140,9 @@ struct AnalyzeOptions {
   const target::Target* dev_target = nullptr;
   const comm::Cluster* cluster = nullptr;  // null: no communication section
   int ranks = 0;
-  int samples = 2;  // random precision input sets, seeds seed .. seed+samples-1
+  // Precision samples (rows along the batch dimension), run in ceil(samples / batch) random
+  // batches with seeds seed, seed+1, ... (precision::RandomSampleSets, as `npugap precision`).
+  int samples = 2;
   uint64_t seed = 0;
   bool inputs_given = false;  // `inputs` is the one precision sample (--inputs)
   std::vector<ir::Tensor> inputs;
