@@ -35,6 +35,7 @@ struct AnalyzeFlags {
   std::string optimizer;
   std::string precision_mode;
   std::string dev_target;
+  int64_t dev_batch = 0;  // 0: not given (the deploy batch)
   std::string cluster;
   int ranks = 0;
   std::vector<std::string> inputs;
@@ -148,6 +149,8 @@ Expected<Validated> ValidateFlags(const AnalyzeFlags& f) {
   Validated v;
   if (f.given("--batch") && f.model.batch <= 0)
     return Status::InvalidArgument(fmt::format("--batch {}: must be positive", f.model.batch));
+  if (f.given("--dev-batch") && f.dev_batch <= 0)
+    return Status::InvalidArgument(fmt::format("--dev-batch {}: must be positive", f.dev_batch));
   if (f.given("--optimizer") && !f.train)
     return Status::InvalidArgument(fmt::format("--optimizer {}: only with --train", f.optimizer));
   if (f.train)
@@ -221,7 +224,7 @@ Expected<Validated> ValidateFlags(const AnalyzeFlags& f) {
 
 // --batch binds symbolic leading dims only; a file with a fixed batch would silently be analysed
 // at its own batch, so that is an error naming the batch in the file.
-Status CheckBatchBound(const ir::Model& model, int64_t batch) {
+Status CheckBatchBound(const ir::Model& model, int64_t batch, const char* flag) {
   int64_t fixed = 0;
   for (int id : model.graph.inputs) {
     const auto& dims = model.graph.values[static_cast<size_t>(id)].type.dims;
@@ -231,9 +234,9 @@ Status CheckBatchBound(const ir::Model& model, int64_t batch) {
   }
   if (fixed == 0) return Status::Ok();
   return Status::InvalidArgument(
-      fmt::format("--batch {}: {} has a fixed batch of {}; re-export it with a symbolic batch dim (or "
+      fmt::format("{} {}: {} has a fixed batch of {}; re-export it with a symbolic batch dim (or "
                   "generate it at batch {})",
-                  batch, model.path, fixed, batch));
+                  flag, batch, model.path, fixed, batch));
 }
 
 // A bar on stderr, redrawn in place; only on a terminal.
@@ -263,7 +266,17 @@ int RunAnalyze(const AnalyzeFlags& f) {
   auto model = LoadModelWithOptions(f.model);
   if (!model.ok()) return ReportError(model.status());
   if (f.given("--batch")) {
-    if (Status s = CheckBatchBound(*model, f.model.batch); !s.ok()) return ReportError(s);
+    if (Status s = CheckBatchBound(*model, f.model.batch, "--batch"); !s.ok()) return ReportError(s);
+  }
+  // --dev-batch: the model again at the dev environment's batch (same check as --batch).
+  std::optional<ir::Model> dev_model;
+  if (f.given("--dev-batch") && f.dev_batch != (f.given("--batch") ? f.model.batch : 0)) {
+    ModelOptions at = f.model;
+    at.batch = f.dev_batch;
+    auto m = LoadModelWithOptions(at);
+    if (!m.ok()) return ReportError(m.status().WithContext("--dev-batch"));
+    if (Status s = CheckBatchBound(*m, f.dev_batch, "--dev-batch"); !s.ok()) return ReportError(s);
+    dev_model = std::move(*m);
   }
   std::vector<ir::Tensor> input_set;
   if (!f.inputs.empty()) {
@@ -287,6 +300,8 @@ int RunAnalyze(const AnalyzeFlags& f) {
   options.optimizer = f.optimizer.empty() ? "adam" : f.optimizer;
   options.precision_mode = f.precision_mode;
   options.dev_target = v->dev_target ? &*v->dev_target : nullptr;
+  options.dev_model = dev_model ? &*dev_model : nullptr;
+  options.dev_batch = f.dev_batch;
   options.cluster = v->cluster ? &*v->cluster : nullptr;
   options.ranks = f.ranks;
   options.samples = f.samples;
@@ -356,12 +371,15 @@ Command AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--dev-target", f->dev_target,
                   "the training / dev environment the perf section compares with (default cpu-dev)")
       ->default_val("cpu-dev");
+  cmd->add_option("--dev-batch", f->dev_batch,
+                  "batch of the dev environment (default: --batch); per-sample times decide perf then");
   cmd->add_option("--cluster", f->cluster,
                   "cluster name (data/clusters) or .json: adds the communication section");
   cmd->add_option("--ranks", f->ranks, "data-parallel ranks on the cluster");
   cmd->add_option("--inputs", f->inputs,
                   "input_K.pb folder, .pb, .npy or .npz files for the precision samples");
-  cmd->add_option("--samples", f->samples, "random precision input sets (default 2)");
+  cmd->add_option("--samples", f->samples,
+                  "precision samples (rows), run in ceil(N / batch) random batches (default 2)");
   cmd->add_option("--seed", f->seed, "seed of the first random precision input set (default 0)");
   AddThreadsOption(*cmd, f->threads);
   cmd->add_option("--json", f->json_path,

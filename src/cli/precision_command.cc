@@ -158,15 +158,6 @@ void FillFormats(pr::PrecisionComparison& c, const pr::PrecisionPlan& plan) {
   }
 }
 
-Expected<std::vector<std::vector<ir::Tensor>>> RandomSets(const ir::Graph& g, uint64_t seed, int n) {
-  std::vector<std::vector<ir::Tensor>> sets;
-  for (int s = 0; s < n; ++s) {
-    NPUGAP_ASSIGN_OR_RETURN(auto inputs, exec::RandomInputs(g, seed + static_cast<uint64_t>(s)));
-    sets.push_back(std::move(inputs));
-  }
-  return sets;
-}
-
 int RunPrecision(const PrecisionCmdOptions& o) {
   pr::Thresholds thresholds;
   if (Status s = CheckFlags(o, thresholds); !s.ok()) return ReportError(s);
@@ -192,7 +183,7 @@ int RunPrecision(const PrecisionCmdOptions& o) {
 
   std::vector<std::vector<ir::Tensor>> sets;
   if (o.inputs.empty()) {
-    auto r = RandomSets(model->graph, o.seed, o.samples);
+    auto r = pr::RandomSampleSets(model->graph, o.seed, o.samples);
     if (!r.ok()) return ReportError(r.status());
     sets = std::move(r).value();
   } else {
@@ -205,9 +196,15 @@ int RunPrecision(const PrecisionCmdOptions& o) {
       o.reference == "fp64" ? pr::ReferencePrecision::kFP64 : pr::ReferencePrecision::kFP32;
   auto reference = pr::MakeReferenceRun(*model, ref_precision, o.threads);
   if (!reference.ok()) return ReportError(reference.status().WithContext(model->path));
-  auto trace = pr::TraceReference(*model, *reference, sets);
-  if (!trace.ok()) return ReportError(trace.status());
   pr::CompareSettings settings{thresholds, labels};
+  // --suggest-keep compares many plans with one reference: trace it once and keep it. A single
+  // comparison streams instead (one input set's reference in memory at a time).
+  std::optional<pr::ReferenceTrace> trace;
+  if (o.suggest_keep) {
+    auto t = pr::TraceReference(*model, *reference, sets);
+    if (!t.ok()) return ReportError(t.status());
+    trace = std::move(t).value();
+  }
 
   auto compare_with =
       [&](const pr::PrecisionPlan& p, const pr::ReferenceTrace& tr,
@@ -218,7 +215,14 @@ int RunPrecision(const PrecisionCmdOptions& o) {
     FillFormats(c, p);
     return c;
   };
-  auto comparison = compare_with(*plan, *trace, sets);
+  auto comparison = [&]() -> Expected<pr::PrecisionComparison> {
+    if (trace) return compare_with(*plan, *trace, sets);
+    NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun run, pr::MakeTargetRun(*model, *plan, o.threads));
+    NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionComparison c,
+                            pr::CompareStreamed(*model, *reference, run, sets, settings));
+    FillFormats(c, *plan);
+    return c;
+  }();
   if (!comparison.ok()) return ReportError(comparison.status());
 
   std::optional<pr::KeepSuggestion> keep;
@@ -237,7 +241,7 @@ int RunPrecision(const PrecisionCmdOptions& o) {
     std::vector<std::vector<ir::Tensor>> verify_sets = sets;
     pr::ReferenceTrace verify_trace = *trace;
     if (o.inputs.empty()) {
-      auto r = RandomSets(model->graph, o.seed + static_cast<uint64_t>(o.samples), o.samples);
+      auto r = pr::RandomSampleSets(model->graph, o.seed + static_cast<uint64_t>(sets.size()), o.samples);
       if (!r.ok()) return ReportError(r.status());
       verify_sets = std::move(r).value();
       auto t = pr::TraceReference(*model, *reference, verify_sets);
@@ -318,7 +322,9 @@ Command AddPrecisionCommand(CLI::App& app) {
       ->check(CLI::IsMember({"fp32", "fp64"}));
   cmd->add_option("--inputs", o->inputs,
                   "input_K.pb folder, .pb, .npy or .npz files (default: seeded random)");
-  cmd->add_option("--samples", o->samples, "random input sets, seeds S..S+N-1 (default 1)")
+  cmd->add_option("--samples", o->samples,
+                  "samples (rows along the batch dimension), run in ceil(N / batch) random batches with "
+                  "seeds S, S+1, ... (default 1: one batch)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o->seed, "seed of the first random input set");
   cmd->add_option("--csv", o->csv, "write msprobe's compare_result columns to FILE");

@@ -131,7 +131,8 @@ nlohmann::json PrecisionJson(const PrecisionReportHeader& h, const PrecisionComp
   j["target"] = h.target;
   j["precision_mode"] = h.mode;
   j["reference"] = h.reference;
-  j["samples"] = c.samples;
+  j["samples"] = c.samples;     // rows compared
+  j["batches"] = c.input_sets;  // reference + emulated runs
   j["thresholds"] = {{"cos", h.thresholds.cosine},
                      {"max_abs", h.thresholds.max_abs},
                      {"cos_floor", h.thresholds.cosine_floor},
@@ -195,8 +196,10 @@ nlohmann::json PrecisionJson(const PrecisionReportHeader& h, const PrecisionComp
 
 std::string PrecisionText(const PrecisionReportHeader& h, const PrecisionComparison& c,
                           const KeepSuggestion* keep, double goal_cosine) {
-  std::string s = fmt::format("model {}  target {}  mode {}  reference {}  samples {}\n", h.model, h.target,
-                              h.mode, h.reference, c.samples);
+  std::string s =
+      fmt::format("model {}  target {}  mode {}  reference {}  samples {} ({} {} of {})\n", h.model, h.target,
+                  h.mode, h.reference, c.samples, c.input_sets, c.input_sets == 1 ? "batch" : "batches",
+                  c.input_sets > 0 ? c.samples / c.input_sets : 0);
   const auto failing =
       std::count_if(c.tensors.begin(), c.tensors.end(), [](const auto& t) { return !t.pass; });
   s += fmt::format("{} tensors compared, {} fail (cos < {} and max_abs > {}, or cos < {}, or max_abs > {})\n",

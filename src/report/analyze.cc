@@ -30,15 +30,6 @@ ModelSummary Summarize(const ir::Model& model) {
   return m;
 }
 
-// The leading dim of the first input with a static one: the batch a file was exported at.
-int64_t FileBatch(const ir::Model& model) {
-  for (int id : model.graph.inputs) {
-    const auto& dims = model.graph.values[static_cast<size_t>(id)].type.dims;
-    if (dims && !dims->empty() && (*dims)[0].is_static() && (*dims)[0].value > 0) return (*dims)[0].value;
-  }
-  return 0;
-}
-
 // ATC's --precision_mode (v1) names mapped to the --precision_mode_v2 value with the same rule
 // (ascend-facts §3.1 / §3.2 [OFF]); allow_fp32_to_fp16 has no v2 twin, so the check keeps the
 // target's default for it.
@@ -222,7 +213,8 @@ Expected<Report> BuildReport(const ir::Model& model, const target::Target& targe
   r.config.target = target.name;
   r.config.target_description = target.description;
   r.config.dev_target = o.dev_target != nullptr ? o.dev_target->name : "";
-  r.config.batch = o.batch > 0 ? o.batch : FileBatch(model);
+  r.config.batch = o.batch > 0 ? o.batch : internal::FileBatch(model);
+  r.config.dev_batch = o.dev_model != nullptr ? o.dev_batch : r.config.batch;
   r.config.train = o.train;
   r.config.optimizer = o.train ? o.optimizer : "";
   r.config.precision_mode = o.precision_mode;  // the mode used, defaulted or given
@@ -263,4 +255,15 @@ Expected<Report> BuildReport(const ir::Model& model, const target::Target& targe
   return r;
 }
 
+namespace internal {
+
+int64_t FileBatch(const ir::Model& model) {
+  for (int id : model.graph.inputs) {
+    const auto& dims = model.graph.values[static_cast<size_t>(id)].type.dims;
+    if (dims && !dims->empty() && (*dims)[0].is_static() && (*dims)[0].value > 0) return (*dims)[0].value;
+  }
+  return 0;
+}
+
+}  // namespace internal
 }  // namespace npugap::report

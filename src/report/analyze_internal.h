@@ -9,6 +9,9 @@
 
 namespace npugap::report::internal {
 
+// The leading dim of the first input with a static one: the batch a file was exported at (0: none).
+int64_t FileBatch(const ir::Model& model);
+
 // Precision plan for the mode, emulated run vs the FP32 reference over the samples (as
 // `npugap precision`), turned into the section.
 Section RunPrecision(const ir::Model& model, const target::Target& target, const AnalyzeOptions& options,

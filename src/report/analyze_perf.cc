@@ -55,7 +55,9 @@ Section RunPerf(const ir::Model& model, const target::Target& target, const Anal
   if (!graph.ok()) return NotAvailableSection("perf", "Performance", graph.status().message());
   auto eager = Predict(model, target, o, perf::ExecMode::kEager, o.precision_mode);
   if (!eager.ok()) return NotAvailableSection("perf", "Performance", eager.status().message());
-  auto dev = Predict(model, *o.dev_target, o, perf::ExecMode::kGraph,
+  // --dev-batch: the dev environment runs its own batch (the seed's cpu-dev at 32 vs the NPU at 64).
+  const ir::Model& dev_model = o.dev_model != nullptr ? *o.dev_model : model;
+  auto dev = Predict(dev_model, *o.dev_target, o, perf::ExecMode::kGraph,
                      o.precision_mode.empty() ? "must_keep_origin_dtype" : o.precision_mode);
   if (!dev.ok())
     return NotAvailableSection("perf", "Performance",
@@ -64,6 +66,8 @@ Section RunPerf(const ir::Model& model, const target::Target& target, const Anal
   f.dev_target = o.dev_target->name;
   f.dev_ms = dev->iteration_ms;
   f.deploy_ms = graph->iteration_ms;
+  f.deploy_batch = o.batch > 0 ? o.batch : FileBatch(model);
+  f.dev_batch = o.dev_model != nullptr ? o.dev_batch : f.deploy_batch;
   f.eager_ms = eager->iteration_ms;
   f.breakdown = Parts(dev->breakdown, graph->breakdown);
   for (const auto& k : perf::TopKernels(*graph, 10)) {

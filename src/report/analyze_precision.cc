@@ -9,7 +9,6 @@
 #include "analyze_internal.h"
 #include "npugap/analysis/precision/compare.h"
 #include "npugap/analysis/precision/plan.h"
-#include "npugap/exec/random_inputs.h"
 
 namespace npugap::report::internal {
 namespace {
@@ -35,26 +34,24 @@ Expected<PrecisionFacts> PrecisionFactsOf(const ir::Model& model, const target::
   pr::PrecisionOptions popts;
   popts.mode = o.precision_mode;
   NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionPlan plan, pr::BuildPrecisionPlan(model, target, popts));
+  // The same samples rule as `npugap precision --samples N` (whole batches, seeds seed, seed+1, ...).
   std::vector<std::vector<ir::Tensor>> sets;
   if (o.inputs_given) {
     sets.push_back(o.inputs);
   } else {
-    for (int s = 0; s < o.samples; ++s) {
-      NPUGAP_ASSIGN_OR_RETURN(auto in, exec::RandomInputs(model.graph, o.seed + static_cast<uint64_t>(s)));
-      sets.push_back(std::move(in));
-    }
+    NPUGAP_ASSIGN_OR_RETURN(sets, pr::RandomSampleSets(model.graph, o.seed, o.samples));
   }
   NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun reference,
                           pr::MakeReferenceRun(model, pr::ReferencePrecision::kFP32, o.threads));
-  NPUGAP_ASSIGN_OR_RETURN(pr::ReferenceTrace trace, pr::TraceReference(model, reference, sets));
   const std::string mode = plan.mode;
   NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun emulated, pr::MakeTargetRun(model, std::move(plan), o.threads));
   const pr::CompareSettings settings{pr::Thresholds{}, {}};
   NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionComparison c,
-                          pr::CompareWithReference(model, trace, emulated, sets, settings));
+                          pr::CompareStreamed(model, reference, emulated, sets, settings));
   PrecisionFacts f;
   f.mode = mode;
-  f.samples = c.samples;
+  f.samples = static_cast<int>(c.samples);
+  f.batches = c.input_sets;
   f.cosine_threshold = settings.thresholds.cosine;
   f.threshold_source =
       "msprobe's default cosine threshold, as npugap precision (analysis/precision/metrics.h)";

@@ -19,7 +19,9 @@ Section PrecisionSection(const PrecisionFacts& f, std::vector<Setting>* settings
   s.verdict = f.output_cosine < f.cosine_threshold ? Verdict::kFail
               : first != nullptr                   ? Verdict::kWarning
                                                    : Verdict::kOk;
-  s.metrics.push_back({"output_cosine", fmt::format("output cosine ({}, {} samples)", f.mode, f.samples),
+  s.metrics.push_back({"output_cosine",
+                       fmt::format("output cosine ({}, {} samples in {} {})", f.mode, f.samples, f.batches,
+                                   f.batches == 1 ? "batch" : "batches"),
                        f.output_cosine, "", fmt::format("{:.6f}", f.output_cosine)});
   s.metrics.push_back({"output_max_abs_error", "output max |error|", f.output_max_abs_error, "",
                        fmt::format("{:.3g}", f.output_max_abs_error)});

@@ -71,6 +71,7 @@ std::string RenderJson(const Report& r) {
       r.config.precision_mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.config.precision_mode);
   config["cluster"] = r.config.cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.config.cluster);
   config["ranks"] = r.config.ranks;
+  config["dev_batch"] = r.config.dev_batch > 0 ? nlohmann::json(r.config.dev_batch) : nlohmann::json(nullptr);
   j["config"] = config;
   for (const Section* s : r.sections()) j[s->key] = SectionJson(*s);
   j["recommendations"] = nlohmann::json::array();

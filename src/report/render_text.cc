@@ -53,6 +53,8 @@ std::string RenderText(const Report& r, const TextOptions& o) {
   std::string config = "target " + r.config.target;
   if (!r.config.dev_target.empty()) config += "  dev " + r.config.dev_target;
   if (r.config.batch > 0) config += fmt::format("  batch {}", r.config.batch);
+  if (r.config.dev_batch > 0 && r.config.dev_batch != r.config.batch)
+    config += fmt::format("  dev batch {}", r.config.dev_batch);
   if (r.config.train) config += "  training (" + r.config.optimizer + ")";
   if (!r.config.precision_mode.empty()) config += "  precision mode " + r.config.precision_mode;
   if (!r.config.cluster.empty()) config += fmt::format("  cluster {} x {}", r.config.cluster, r.config.ranks);

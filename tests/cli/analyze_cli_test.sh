@@ -117,6 +117,18 @@ expect_rc "--train --cluster: scaling efficiency from the predicted backward" 0 
 check "comm: scaling efficiency at 16 ranks in (0, 1]" json_true "$TMP/dp.json" \
   "0 < j['comm']['metrics']['scaling_efficiency']['value'] <= 1"
 
+# --- --dev-batch: the seed's scenario (dev cpu-dev at batch 32, deploy at 64) -------------------
+"$NPUGAP" example simplenet -o "$TMP/dyn.onnx" --dynamic-batch > /dev/null
+expect_rc "--batch 64 --dev-batch 32 exit 0" 0 "$NPUGAP" analyze "$TMP/dyn.onnx" --target ascend910b2 --batch 64 \
+  --dev-batch 32 --skip precision --json "$TMP/db.json"
+check "summary: dev batch in the header" grep -q "batch 64  dev batch 32" "$TMP/out"
+check "summary: perf leads with per-sample times" grep -Eq "^perf .*per sample on the target" "$TMP/out"
+check "json: config.dev_batch, per-sample keys, slowdown per sample" json_true "$TMP/db.json" \
+  "j['config']['dev_batch'] == 32 and j['config']['batch'] == 64 and abs(j['perf']['metrics']['slowdown']['value'] - j['perf']['metrics']['deploy_sample_ms']['value'] / j['perf']['metrics']['dev_sample_ms']['value']) < 1e-12 and abs(j['perf']['metrics']['deploy_sample_ms']['value'] * 64 - j['perf']['metrics']['deploy_ms']['value']) < 1e-9"
+"$NPUGAP" analyze "$TMP/dyn.onnx" --target ascend910b2 --batch 64 --skip precision --json "$TMP/db64.json" > /dev/null
+check "json: without --dev-batch the dev runs the deploy batch, dev_ms larger" json_true "$TMP/db64.json" \
+  "j['config']['dev_batch'] == 64 and j['perf']['metrics']['dev_ms']['value'] > json.load(open('$TMP/db.json'))['perf']['metrics']['dev_ms']['value']"
+
 # --- bad input ----------------------------------------------------------------------------------
 A=("$NPUGAP" analyze "$NET" --target ascend910b2 --json "$TMP/r.json" --html "$TMP/r.html")
 expect_error "missing model" "nope.onnx" "$NPUGAP" analyze "$TMP/nope.onnx" --target ascend910b2 --json "$TMP/r.json"
@@ -126,6 +138,10 @@ expect_error "unknown target" "nope" "${A[@]/ascend910b2/nope}"
 expect_error "unknown dev target" "--dev-target" "${A[@]}" --dev-target nope
 expect_error "--batch 0" "--batch 0" "${A[@]}" --batch 0
 expect_error "--batch on a fixed-batch file" "fixed batch of 2" "${A[@]}" --batch 64
+expect_error "--dev-batch 0" "--dev-batch 0: must be positive" "${A[@]}" --dev-batch 0
+expect_error "--dev-batch -4" "--dev-batch -4: must be positive" "${A[@]}" --dev-batch -4
+expect_error "--dev-batch not a number" "dev-batch" "${A[@]}" --dev-batch many
+expect_error "--dev-batch on a fixed-batch file" "--dev-batch 32: $TMP/net.onnx has a fixed batch of 2" "${A[@]}" --dev-batch 32
 expect_error "--optimizer without --train" "--optimizer adam: only with --train" "${A[@]}" --optimizer adam
 expect_error "unknown optimizer" "lion" "${A[@]}" --train --optimizer lion
 expect_error "unknown precision mode" "--precision-mode 'fp64'" "${A[@]}" --precision-mode fp64

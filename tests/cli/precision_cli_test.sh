@@ -63,7 +63,7 @@ SMALL=$TMP/small.onnx
 OVER=$TMP/overflow.onnx
 
 # --- JSON of a passing run -----------------------------------------------------------------------
-"$NPUGAP" precision "$SMALL" --target ascend910b2 --precision-mode force_fp16 --samples 3 --json \
+"$NPUGAP" precision "$SMALL" --target ascend910b2 --precision-mode force_fp16 --samples 6 --json \
   --csv "$TMP/small.csv" > "$TMP/small.json" 2> "$TMP/small.err"
 rc=$?
 check "small force_fp16: exit 0" test $rc -eq 0
@@ -75,10 +75,15 @@ check "every tensor entry has the documented keys" json_true "$TMP/small.json" \
   "all(set(['name','node','op_type','cosine','max_abs_err','max_rel_err','rmse','ratio_rel_lt_1e-3','ratio_rel_lt_5e-3','overflow_count','pass']) <= set(t) for t in j['tensors'])"
 check "six node outputs in topological order" json_true "$TMP/small.json" \
   "[t['node'] for t in j['tensors']] == ['conv','bn','relu','pool','flatten','fc']"
-check "3 samples" json_true "$TMP/small.json" "j['samples'] == 3"
+check "6 samples at batch 2: 3 batches" json_true "$TMP/small.json" "j['samples'] == 6 and j['batches'] == 3"
 check "fp16 error is small but not zero" json_true "$TMP/small.json" \
   "all(0.999 < t['cosine'] <= 1 and t['max_abs_err'] < 0.05 for t in j['tensors']) and j['tensors'][0]['max_abs_err'] > 0"
 check "elements over three samples" json_true "$TMP/small.json" "j['tensors'][0]['elements'] == 3 * 2 * 4 * 8 * 8"
+"$NPUGAP" precision "$SMALL" --target ascend910b2 --precision-mode force_fp16 --samples 5 --json > "$TMP/five.json"
+check "5 samples at batch 2: whole batches, 6 compared" json_true "$TMP/five.json" \
+  "j['samples'] == 6 and j['batches'] == 3 and j['tensors'][0]['elements'] == 3 * 2 * 4 * 8 * 8"
+"$NPUGAP" precision "$SMALL" --target ascend910b2 --precision-mode force_fp16 --samples 5 > "$TMP/five.txt"
+check "text names samples and batches" grep -q "samples 6 (3 batches of 2)" "$TMP/five.txt"
 check "output is the Gemm" json_true "$TMP/small.json" "j['outputs'][0]['node'] == 'fc' and j['first_failing'] is None"
 check "class scores: 6 rows" json_true "$TMP/small.json" \
   "j['classification'][0]['rows'] == 6 and 0 <= j['top1_agreement'] <= 1 and j['accuracy'] is None"

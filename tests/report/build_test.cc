@@ -197,14 +197,16 @@ TEST_F(SimpleNetReport, CompatPrecisionAndPerfAreTheAnalysesOwn) {
   EXPECT_EQ(r->compat.verdict, want);
   EXPECT_EQ(FindMetric(r->compat, "aicore_nodes")->value, static_cast<double>(check->summary.aicore));
 
-  // Precision: the comparison `npugap precision` runs, on seeds 0 and 1.
+  // Precision: the comparison `npugap precision --samples 2` runs: 2 samples at batch 2 are one
+  // batch, seed 0.
   ASSERT_NE(r->precision.verdict, Verdict::kNotAvailable) << r->precision.not_available;
   pr::PrecisionOptions po;
   po.mode = "must_keep_origin_dtype";
   auto plan = pr::BuildPrecisionPlan(m, *target, po);
   ASSERT_TRUE(plan.ok());
-  std::vector<std::vector<ir::Tensor>> sets = {*exec::RandomInputs(m.graph, 0),
-                                               *exec::RandomInputs(m.graph, 1)};
+  auto sets = pr::RandomSampleSets(m.graph, 0, 2).value();
+  ASSERT_EQ(sets.size(), 1u);
+  ASSERT_EQ(sets[0][0].numel(), exec::RandomInputs(m.graph, 0).value()[0].numel());
   auto ref = pr::MakeReferenceRun(m, pr::ReferencePrecision::kFP32, 1);
   ASSERT_TRUE(ref.ok());
   auto trace = pr::TraceReference(m, *ref, sets);
@@ -246,6 +248,30 @@ TEST_F(SimpleNetReport, CompatPrecisionAndPerfAreTheAnalysesOwn) {
   EXPECT_EQ(gated->perf.verdict, deploy / dev > 1.0 ? Verdict::kFail : Verdict::kOk);
   EXPECT_EQ(gated->precision.verdict, Verdict::kNotAvailable);
   EXPECT_NE(gated->precision.not_available.find("--skip precision"), std::string::npos);
+}
+
+// --dev-batch: the dev-target prediction runs on the model at the dev batch.
+TEST_F(SimpleNetReport, DevBatchPredictsTheDevTargetAtItsOwnBatch) {
+  auto target = target::LoadTarget("ascend910b2");
+  ASSERT_TRUE(target.ok());
+  const ir::Model m = onnx_import::BuildSimpleNet(4, 1);
+  const ir::Model dev_model = onnx_import::BuildSimpleNet(2, 1);
+  AnalyzeOptions o = Options(4);
+  o.skip = {"precision", "memory"};
+  auto same = BuildReport(m, *target, o);
+  o.dev_model = &dev_model;
+  o.dev_batch = 2;
+  auto r = BuildReport(m, *target, o);
+  ASSERT_TRUE(same.ok() && r.ok());
+  ASSERT_NE(r->perf.verdict, Verdict::kNotAvailable) << r->perf.not_available;
+  EXPECT_EQ(r->config.dev_batch, 2);
+  EXPECT_EQ(same->config.dev_batch, 4);
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "deploy_ms")->value, FindMetric(same->perf, "deploy_ms")->value);
+  const double dev2 = FindMetric(r->perf, "dev_ms")->value, dev4 = FindMetric(same->perf, "dev_ms")->value;
+  EXPECT_LT(dev2, dev4);  // half the batch on the dev target
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "dev_sample_ms")->value, dev2 / 2);
+  EXPECT_DOUBLE_EQ(FindMetric(r->perf, "slowdown")->value,
+                   (FindMetric(r->perf, "deploy_ms")->value / 4) / (dev2 / 2));
 }
 
 TEST_F(SimpleNetReport, InferenceDefaultsToAtcsModeTrainingToTheFrameworks) {
@@ -377,6 +403,33 @@ TEST(PerfSection, SlowdownAgainstTheGateAndTheGrowingPartAsCause) {
   ASSERT_EQ(s.charts.size(), 2u);
   EXPECT_EQ(s.charts[0].series.size(), 2u);  // dev and deploy
   EXPECT_EQ(s.charts[1].categories[1], "TransData");
+}
+
+// The seed's scenario: dev at batch 32, deploy at 64. Iterations of different batches are not
+// comparable; the verdict and --max-slowdown use the time per sample.
+TEST(PerfSection, DifferentBatchesCompareTimePerSample) {
+  PerfFacts f = Times(100, 150);  // 1.5x slower per iteration ...
+  f.dev_batch = 32;
+  f.deploy_batch = 64;  // ... but 0.75x per sample
+  Section s = PerfSection(f, nullptr);
+  EXPECT_EQ(s.verdict, Verdict::kOk);
+  EXPECT_DOUBLE_EQ(FindMetric(s, "slowdown")->value, (150.0 / 64) / (100.0 / 32));
+  EXPECT_DOUBLE_EQ(FindMetric(s, "deploy_sample_ms")->value, 150.0 / 64);
+  EXPECT_DOUBLE_EQ(FindMetric(s, "dev_sample_ms")->value, 100.0 / 32);
+  EXPECT_EQ(s.metrics[0].key, "deploy_sample_ms");           // the summary leads with per-sample times
+  EXPECT_DOUBLE_EQ(FindMetric(s, "deploy_ms")->value, 150);  // iteration times kept
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("1.3x faster than cpu-dev per sample"), std::string::npos) << s.notes[0];
+  f.max_slowdown = 1.2;  // the iteration ratio (1.5) would fail it; per sample (0.75) passes
+  EXPECT_EQ(PerfSection(f, nullptr).verdict, Verdict::kOk);
+  f.deploy_ms = 400;  // 6.25 / 3.125 = 2x per sample
+  EXPECT_EQ(PerfSection(f, nullptr).verdict, Verdict::kFail);
+  f.max_slowdown.reset();
+  EXPECT_EQ(PerfSection(f, nullptr).verdict, Verdict::kWarning);
+  // Same batch on both: the iteration ratio, as before.
+  f.dev_batch = 64;
+  EXPECT_DOUBLE_EQ(FindMetric(PerfSection(f, nullptr), "slowdown")->value, 4.0);
+  EXPECT_EQ(PerfSection(f, nullptr).metrics[0].key, "deploy_ms");
 }
 
 TEST(CommSection, EfficiencyReplacesTheNoteWhenPerfGivesIt) {

@@ -88,8 +88,9 @@ struct LayerError {
   double max_abs_error = 0;  // worst over the samples
 };
 struct PrecisionFacts {
-  std::string mode;  // canonical precision mode the emulation ran
-  int samples = 0;
+  std::string mode;                // canonical precision mode the emulation ran
+  int samples = 0;                 // rows compared (batches x rows per batch)
+  int batches = 0;                 // input sets run (one reference + one emulated run each)
   std::vector<LayerError> layers;  // execution order
   double output_cosine = 1;        // worst model output
   double output_max_abs_error = 0;
@@ -118,16 +119,20 @@ struct KernelTime {
 };
 struct PerfFacts {
   std::string dev_target;
-  double dev_ms = 0;               // iteration time in the dev environment
-  double deploy_ms = 0;            // on the target, compiled graph
+  double dev_ms = 0;      // iteration time in the dev environment, at dev_batch
+  double deploy_ms = 0;   // on the target, compiled graph, at deploy_batch
+  int64_t dev_batch = 0;  // 0: not known (then only iteration times are compared)
+  int64_t deploy_batch = 0;
   std::optional<double> eager_ms;  // on the target, eager mode (for the eager -> graph gain)
   std::vector<TimePart> breakdown;
   std::vector<KernelTime> top_kernels;  // largest first
   std::optional<double> max_slowdown;   // --max-slowdown
   std::vector<std::string> notes;
 };
-// With --max-slowdown: fail when deploy / dev exceeds it. Otherwise warning when the target is
-// slower than the dev environment, ok when not.
+// slowdown = deploy / dev iteration time at one batch, or deploy / dev time per sample when the
+// batches differ (an iteration of 64 samples is not comparable with one of 32). With
+// --max-slowdown: fail when the slowdown exceeds it. Otherwise warning when the target is slower
+// than the dev environment, ok when not.
 Section PerfSection(const PerfFacts& facts, std::vector<Setting>* settings);
 
 // ---- the whole report -------------------------------------------------------------------------
@@ -137,9 +142,15 @@ struct AnalyzeOptions {
   std::string optimizer = "adam";
   std::string precision_mode;  // empty: the target's default (precision plan and lowering)
   const target::Target* dev_target = nullptr;
+  // --dev-batch: the model bound to the dev environment's batch, for the dev-target prediction;
+  // null: the deploy batch. dev_batch is that batch (0: the deploy batch).
+  const ir::Model* dev_model = nullptr;
+  int64_t dev_batch = 0;
   const comm::Cluster* cluster = nullptr;  // null: no communication section
   int ranks = 0;
-  int samples = 2;  // random precision input sets, seeds seed .. seed+samples-1
+  // Precision samples (rows along the batch dimension), run in ceil(samples / batch) random
+  // batches with seeds seed, seed+1, ... (precision::RandomSampleSets, as `npugap precision`).
+  int samples = 2;
   uint64_t seed = 0;
   bool inputs_given = false;  // `inputs` is the one precision sample (--inputs)
   std::vector<ir::Tensor> inputs;

@@ -93,6 +93,7 @@ struct RunConfig {
   std::string target;
   std::string target_description;
   std::string dev_target;  // empty when not given
+  int64_t dev_batch = 0;   // the batch the dev-target prediction ran at (0: as batch)
   int64_t batch = 0;
   bool train = false;
   std::string optimizer;       // when train

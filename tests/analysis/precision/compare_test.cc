@@ -80,7 +80,8 @@ TEST(PrecisionCompareTest, EveryNodeOutputInTopologicalOrder) {
   EXPECT_EQ(c->tensors[2].name, "scores");
   EXPECT_TRUE(c->tensors[2].is_output);
   EXPECT_EQ(c->tensors[2].shape, (ir::Shape{4, 5}));
-  EXPECT_EQ(c->samples, 3);
+  EXPECT_EQ(c->input_sets, 3);
+  EXPECT_EQ(c->samples, 3 * 4);  // rows: the batch of 4 in each set
   ASSERT_EQ(c->outputs, (std::vector<size_t>{2}));
   for (const auto& t : c->tensors) {
     EXPECT_EQ(t.metrics.elements, t.name == "scores" ? 3 * 20 : 3 * 24);

@@ -1,7 +1,10 @@
 #include "npugap/analysis/precision/metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -123,6 +126,65 @@ TEST(PrecisionMetricsTest, ParseThresholds) {
   EXPECT_FALSE(ParseThresholds("cos").ok());
   EXPECT_FALSE(ParseThresholds("cos=2").ok());
   EXPECT_FALSE(ParseThresholds("max_abs=-1").ok());
+}
+
+}  // namespace
+}  // namespace npugap::analysis::precision
+
+namespace npugap::analysis::precision {
+namespace {
+
+// The accumulator's branch-free pass against the textbook loop (msprobe's formulas, one branch per
+// case) on data with exact zeros, signed zeros, errors in both relative-error buckets and a NaN
+// (its chunk takes the scalar loop, the others the AVX2 pass):
+// the same bits for every metric.
+TEST(PrecisionMetricsTest, BranchFreePassEqualsThePlainLoop) {
+  std::vector<float> t, r;
+  uint32_t state = 12345;
+  auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 8; };
+  for (int i = 0; i < 5003; ++i) {  // chunks of 2048: a NaN one (scalar), SIMD ones, a tail
+    const float ref = (next() % 3 == 0) ? (next() % 2 ? 0.0f : -0.0f) : static_cast<float>(next()) / 4e6f - 2;
+    const float rel = static_cast<float>(next() % 1000) * 1e-5f;  // 0 .. 0.01: both buckets
+    t.push_back(ref == 0 ? static_cast<float>(next() % 5) * 1e-8f : ref * (1 + rel));
+    r.push_back(ref);
+  }
+  t[17] = std::numeric_limits<float>::quiet_NaN();
+  ErrorAccumulator a;
+  ASSERT_TRUE(a.Add(F(t), F(r)).ok());
+  const TensorMetrics m = a.Finish();
+
+  const double eps = std::numeric_limits<float>::epsilon();
+  int64_t n = 0, lt3 = 0, lt5 = 0;
+  double dot = 0, tt = 0, rr = 0, sq = 0, max_abs = 0, max_rel = 0, rmax = -INFINITY, rmin = INFINITY;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const double x = t[i], y = r[i];
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    ++n;
+    dot += x * y, tt += x * x, rr += y * y, sq += (x - y) * (x - y);
+    max_abs = std::max(max_abs, std::abs(x - y));
+    rmax = std::max(rmax, y), rmin = std::min(rmin, y);
+    double rel = 0;
+    if (y == 0) {
+      rel = std::abs((x + eps) - eps) / eps;
+    } else {
+      rel = std::abs(x - y) / std::abs(y);
+    }
+    max_rel = std::max(max_rel, rel);
+    if (rel < 0.001) ++lt3;
+    if (rel < 0.005) ++lt5;
+  }
+  ASSERT_GT(lt5 - lt3, 100);  // both buckets are exercised
+  ASSERT_LT(lt5, n);
+  EXPECT_EQ(m.elements, n);
+  EXPECT_EQ(m.non_finite_mismatch, 1);
+  EXPECT_EQ(m.max_rel_err, max_rel);
+  EXPECT_EQ(m.max_abs_err, max_abs);
+  EXPECT_EQ(m.ratio_rel_lt_1e3, static_cast<double>(lt3) / static_cast<double>(n));
+  EXPECT_EQ(m.ratio_rel_lt_5e3, static_cast<double>(lt5) / static_cast<double>(n));
+  EXPECT_EQ(m.rmse, std::sqrt(sq / static_cast<double>(n)));
+  EXPECT_EQ(m.cosine, std::clamp(dot / (std::sqrt(tt) * std::sqrt(rr)), -1.0, 1.0));
+  EXPECT_EQ(m.reference.max, rmax);
+  EXPECT_EQ(m.reference.min, rmin);
 }
 
 }  // namespace

@@ -28,7 +28,15 @@ namespace npugap::analysis::precision {
 using TracedRun = std::function<Expected<std::vector<ir::Tensor>>(const std::vector<ir::Tensor>& inputs,
                                                                   const EmulationObserver& observer)>;
 
-// The reference's floating-point node outputs of every sample, by value index of the model.
+// ---- samples (compare_samples.cc) --------------------------------------------------------------
+// `--samples N` counts samples, i.e. rows along the batch dimension, and runs them in whole input
+// sets: ceil(N / rows) random sets with seeds seed, seed+1, ... A set's rows are the leading dim
+// that every input of rank >= 1 shares; without one (or at batch 1) a set is one sample, as before.
+int64_t RowsPerInputSet(const std::vector<ir::Tensor>& inputs);
+Expected<std::vector<std::vector<ir::Tensor>>> RandomSampleSets(const ir::Graph& graph, uint64_t seed,
+                                                                int samples);
+
+// The reference's floating-point node outputs of every input set, by value index of the model.
 struct ReferenceTrace {
   std::vector<std::unordered_map<int, ir::Tensor>> samples;
 };
@@ -72,7 +80,8 @@ struct NonFiniteInput {
 };
 
 struct PrecisionComparison {
-  int samples = 0;
+  int input_sets = 0;                     // reference + emulated runs (batches)
+  int64_t samples = 0;                    // rows compared: the sets' RowsPerInputSet summed
   std::vector<TensorComparison> tensors;  // node outputs in topological order
   std::optional<size_t> first_failing;    // index into tensors
   std::vector<size_t> outputs;            // indices into tensors, in graph output order
@@ -82,10 +91,20 @@ struct PrecisionComparison {
   std::vector<ir::Tensor> first_sample_outputs;  // the target's outputs for sample 0
 };
 
+// The target's runs against a reference traced beforehand (kept, so that --suggest-keep compares
+// many plans with one trace).
 Expected<PrecisionComparison> CompareWithReference(const ir::Model& model, const ReferenceTrace& reference,
                                                    const TracedRun& target,
                                                    const std::vector<std::vector<ir::Tensor>>& input_sets,
                                                    const CompareSettings& settings);
+
+// The same comparison, streamed: per input set one reference run, then the target run, each
+// reference tensor dropped as soon as it is compared, so memory holds one set's reference at most
+// (not every set's). Same metrics, bit for bit, as TraceReference + CompareWithReference.
+Expected<PrecisionComparison> CompareStreamed(const ir::Model& model, const TracedRun& reference,
+                                              const TracedRun& target,
+                                              const std::vector<std::vector<ir::Tensor>>& input_sets,
+                                              const CompareSettings& settings);
 
 // ---- wiring to the executor and the emulator (compare_runners.cc) -----------------------------
 enum class ReferencePrecision { kFP32, kFP64 };

@@ -62,6 +62,13 @@ class ErrorAccumulator {
   TensorMetrics Finish() const;
 
  private:
+  template <typename TargetAt, typename ReferenceAt>
+  void Accumulate(TargetAt target, ReferenceAt reference, int64_t count, double eps);
+  template <typename TargetAt, typename ReferenceAt>
+  void AccumulateSums(TargetAt target, ReferenceAt reference, int64_t count);
+  template <typename R>
+  void AccumulateFloatTarget(const float* target, const R* reference, int64_t count, double eps);
+
   int64_t n_ = 0, lt_1e3_ = 0, lt_5e3_ = 0;
   double dot_ = 0, tt_ = 0, rr_ = 0, sq_err_ = 0, max_abs_ = 0, max_rel_ = 0, ref_max_ = 0;
   double t_sum_ = 0, r_sum_ = 0, t_max_ = -INFINITY, t_min_ = INFINITY, r_max_ = -INFINITY, r_min_ = INFINITY;
