@@ -123,13 +123,17 @@ NodeNumerics Fp32Vector(Unit unit, std::string reason) {
   return r;
 }
 
-// The first reduced format among the node's float inputs that are not constants (gray list rule).
-std::optional<Format> LowInput(const Context& c, const ir::Node& n) {
+// The first reduced format among the node's float inputs that are not constants (gray list
+// rule); fp32 when there is none. A plain Format, not std::optional<Format>: with the optional,
+// valgrind memcheck reported a jump on an uninitialised byte of the plan (created in
+// BuildPrecisionPlan's frame) in PrecisionPlanTest.ForceFp16PutsEveryFloatOpInFp16 at -O2 and none
+// at -O0, i.e. GCC 12's code for the optional carried its uninitialised payload byte along.
+Format LowInput(const Context& c, const ir::Node& n) {
   for (int v : n.inputs) {
     if (v == ir::kNoValue || c.model.graph.values[static_cast<size_t>(v)].is_initializer) continue;
     if (c.stored[static_cast<size_t>(v)] != Format::kFP32) return c.stored[static_cast<size_t>(v)];
   }
-  return std::nullopt;
+  return Format::kFP32;
 }
 
 NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
@@ -178,8 +182,8 @@ NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
         r = unit == Unit::kCube ? CubeFp32(c, n, false) : Fp32Vector(unit, "");
         r.reason = "black list: fp32";
         r.decision = Decision::kBlackList;
-      } else if (const auto low = LowInput(c, n)) {
-        r = Lowered(c, n, unit, *low, *low, "gray list: follows its " + FormatName(*low) + " input");
+      } else if (const Format low = LowInput(c, n); low != Format::kFP32) {
+        r = Lowered(c, n, unit, low, low, "gray list: follows its " + FormatName(low) + " input");
         r.decision = Decision::kGrayList;
       } else {
         r = Fp32Vector(unit, "gray list: follows its fp32 inputs");
@@ -293,9 +297,8 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
     NodeNumerics r;
     if (unit == Unit::kNone) {
       // Shape and data-movement ops: values pass through in the format they arrive in.
-      const std::optional<Format> low = LowInput(c, n);
       r.unit = Unit::kNone;
-      r.input = r.compute = r.output = low.value_or(Format::kFP32);
+      r.input = r.compute = r.output = LowInput(c, n);
       r.reason = "no float math: values pass through";
     } else if (keep_fp32.count(n.name)) {
       r = KeptFp32(c, n, unit, Decision::kKeepFp32, "kept in fp32 (keep_fp32_nodes)");
