@@ -157,6 +157,18 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
       n.attributes[exec::kAccumulateFormatAttr] = a;
     }
+    if (p.finite_accumulator) {
+      // The cube kernels' finite-accumulator policy runs on plain layouts: drop the fusion's
+      // blocked-layout marks (only convolutions make or read blocked values, so all go at once).
+      for (const char* key : {exec::kBlockedXAttr, exec::kBlockedZAttr, exec::kBlockedYAttr})
+        n.attributes.erase(key);
+      if (nn.unit == Unit::kCube) {
+        ir::Attribute a;
+        a.kind = ir::Attribute::Kind::kInt;
+        a.i = p.accumulator_fraction_bits;
+        n.attributes[exec::kCubeAccumulatorAttr] = a;
+      }
+    }
     // Outputs: the node writes a raw value, the rounding node the original one.
     std::vector<ir::Node> after;
     std::vector<NodeRole> after_roles;

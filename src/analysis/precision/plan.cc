@@ -9,6 +9,7 @@
 
 #include "analysis/precision/internal.h"
 #include "npugap/exec/op_table.h"
+#include "npugap/numerics/cube_accumulator.h"
 
 namespace npugap::analysis::precision {
 namespace {
@@ -247,6 +248,12 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
         "op_select_implmode '{}': expected high_precision or high_performance", options.op_select_implmode));
   }
 
+  if (options.finite_accumulator && (options.accumulator_fraction_bits < numerics::kMinAccumulatorBits ||
+                                     options.accumulator_fraction_bits > numerics::kMaxAccumulatorBits)) {
+    return Status::InvalidArgument(fmt::format("cube accumulator fraction bits {}: expected {} to {}",
+                                               options.accumulator_fraction_bits,
+                                               numerics::kMinAccumulatorBits, numerics::kMaxAccumulatorBits));
+  }
   PrecisionPlan plan;
   plan.mode = mode->name;
   plan.finite_accumulator = options.finite_accumulator;
