@@ -55,6 +55,7 @@ struct Context {
   ModeSpec mode;
   internal::OpLists lists;
   std::vector<internal::VectorKernel> kernels;
+  std::set<std::string> hp_formulas;  // ops with a high_performance formula (vector_kernels.json)
   internal::KeepDtype keep;
   bool hf32_conv = false, hf32_matmul = false;
   std::vector<Format> stored;  // per value: the format it is held in
@@ -113,6 +114,8 @@ NodeNumerics Lowered(const Context& c, const ir::Node& n, Unit unit, Format low,
   r.input = unit == Unit::kCube ? cube_low : low;
   r.compute = unit == Unit::kVector ? VectorCompute(c, n, low) : Format::kFP32;
   r.output = low;
+  r.high_performance_formula = unit == Unit::kVector && low == Format::kFP16 &&
+                               c.options.op_select_implmode != "high_precision" && c.hp_formulas.count(n.op_type);
   r.reason = std::move(reason);
   return r;
 }
@@ -268,7 +271,9 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
   plan.rounding.subnormals = target.numerics.subnormals.value == "flush" ? numerics::Subnormals::kFlush
                                                                          : numerics::Subnormals::kKeep;
 
-  Context c{model, target, options, *mode, std::move(lists), std::move(kernels), {}, false, false, {}};
+  NPUGAP_ASSIGN_OR_RETURN(std::set<std::string> hp_formulas, internal::BuiltinHighPerformanceFormulas());
+  Context c{model,           target, options, *mode, std::move(lists), std::move(kernels), std::move(hp_formulas),
+            {},              false,  false,   {}};
   if (!options.modify_mixlist_file.empty()) {
     NPUGAP_RETURN_IF_ERROR(internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
     if (mode->kind != ModeKind::kMixed) {

@@ -30,6 +30,9 @@ struct NodeNumerics {
   numerics::Format compute = numerics::Format::kFP32;  // intermediate precision inside the kernel
   numerics::Format output = numerics::Format::kFP32;   // float outputs are rounded to this
   Decision decision = Decision::kMode;
+  // op_select_implmode high_performance (ATC's default) on an fp16 vector op with a multi-step
+  // formula (vector_kernels.json): the emulator runs the formula with an fp16 rounding per step.
+  bool high_performance_formula = false;
   std::string reason;  // one line, e.g. "gray list: follows its fp16 input"
 };
 
@@ -48,20 +51,20 @@ struct PrecisionOptions {
   std::string modify_mixlist_file;             // ATC --modify_mixlist JSON, or empty
   std::optional<bool> allow_hf32_conv;         // torch_npu; empty: the target's default
   std::optional<bool> allow_hf32_matmul;
-  std::string op_select_implmode;              // "" | high_precision | high_performance
-  bool finite_accumulator = false;             // model of a finite cube accumulator (off: exact fp32)
+  std::string op_select_implmode;   // "" | high_precision | high_performance
+  bool finite_accumulator = false;  // model of a finite cube accumulator (off: exact fp32)
   int accumulator_fraction_bits = 23;
-  std::vector<std::string> keep_fp32_nodes;    // node names forced to fp32 (the --suggest-keep search)
+  std::vector<std::string> keep_fp32_nodes;  // node names forced to fp32 (the --suggest-keep search)
   numerics::Rounding rounding = numerics::Rounding::kNearestEven;
-  uint64_t seed = 0;                           // stochastic rounding
+  uint64_t seed = 0;  // stochastic rounding
 };
 
 struct PrecisionPlan {
-  std::string mode;                       // canonical mode name
-  numerics::RoundingOptions rounding;     // overflow and subnormal handling from the target / options
-  std::vector<NodeNumerics> nodes;        // indexed like model.graph.nodes
+  std::string mode;                    // canonical mode name
+  numerics::RoundingOptions rounding;  // overflow and subnormal handling from the target / options
+  std::vector<NodeNumerics> nodes;     // indexed like model.graph.nodes
   std::vector<InsertedCast> casts;
-  std::vector<std::string> warnings;      // e.g. keep_dtype lines that name no node or op type
+  std::vector<std::string> warnings;  // e.g. keep_dtype lines that name no node or op type
   bool finite_accumulator = false;
   int accumulator_fraction_bits = 23;
 };
