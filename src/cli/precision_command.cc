@@ -258,6 +258,12 @@ int RunPrecision(const PrecisionCmdOptions& o) {
                              {o.goal_cosine, o.max_runs});
     if (!s.ok()) return ReportError(s.status());
     keep = std::move(s).value();
+    // The mixlist written below is coarser than the node set: it gets its own verification run.
+    const pr::PlanEvaluator run_plan = [&](const pr::PrecisionPlan& p) {
+      return compare_with(p, verify_trace, verify_sets);
+    };
+    if (Status m = pr::VerifyMixlist(*model, *target, popts, run_plan, o.goal_cosine, *keep); !m.ok())
+      return ReportError(m);
     if (!o.write_keep_dtype.empty()) {
       if (Status w = onnx_import::WriteFileAtomically(o.write_keep_dtype, pr::KeepDtypeFileText(*keep));
           !w.ok()) {

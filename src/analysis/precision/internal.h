@@ -62,6 +62,9 @@ Expected<OpLists> BuiltinOpLists();
 // Applies an ATC --modify_mixlist JSON file. A parse error is an error naming line and column;
 // names no op type is known by are warnings.
 Status ApplyMixlist(const std::string& path, OpLists& lists, std::vector<std::string>& warnings);
+// The same for the JSON text; `path` names it in messages.
+Status ApplyMixlistText(const std::string& path, const std::string& text, OpLists& lists,
+                        std::vector<std::string>& warnings);
 
 // The vector kernels that keep partial results in a chosen format (data/precision/vector_kernels.json).
 struct VectorKernel {

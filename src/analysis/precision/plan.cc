@@ -274,8 +274,11 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
   NPUGAP_ASSIGN_OR_RETURN(std::set<std::string> hp_formulas, internal::BuiltinHighPerformanceFormulas());
   Context c{model,           target, options, *mode, std::move(lists), std::move(kernels), std::move(hp_formulas),
             {},              false,  false,   {}};
-  if (!options.modify_mixlist_file.empty()) {
-    NPUGAP_RETURN_IF_ERROR(internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
+  if (!options.modify_mixlist_file.empty() || !options.modify_mixlist_text.empty()) {
+    NPUGAP_RETURN_IF_ERROR(options.modify_mixlist_file.empty()
+                               ? internal::ApplyMixlistText("(suggested mixlist)", options.modify_mixlist_text,
+                                                            c.lists, plan.warnings)
+                               : internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
     if (mode->kind != ModeKind::kMixed) {
       plan.warnings.push_back(fmt::format(
           "--modify_mixlist has no effect in precision mode '{}' (only in mixed modes)", mode->name));

@@ -117,7 +117,11 @@ Status ApplyMixlist(const std::string& path, OpLists& lists, std::vector<std::st
   if (!in) return Status::IoError(fmt::format("{}: cannot read the --modify_mixlist file", path));
   std::stringstream buf;
   buf << in.rdbuf();
-  const std::string text = buf.str();
+  return ApplyMixlistText(path, buf.str(), lists, warnings);
+}
+
+Status ApplyMixlistText(const std::string& path, const std::string& text, OpLists& lists,
+                        std::vector<std::string>& warnings) {
   json j;
   try {
     j = json::parse(text);

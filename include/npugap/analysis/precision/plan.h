@@ -49,6 +49,9 @@ struct PrecisionOptions {
   std::optional<numerics::Overflow> overflow;  // empty: the target's default overflow mode
   std::string keep_dtype_file;                 // ATC --keep_dtype file, or empty
   std::string modify_mixlist_file;             // ATC --modify_mixlist JSON, or empty
+  // The --modify_mixlist JSON itself, read when modify_mixlist_file is empty (the --suggest-keep
+  // check of the mixlist it writes).
+  std::string modify_mixlist_text;
   std::optional<bool> allow_hf32_conv;         // torch_npu; empty: the target's default
   std::optional<bool> allow_hf32_matmul;
   std::string op_select_implmode;   // "" | high_precision | high_performance
