@@ -135,7 +135,8 @@ struct AnalyzeOptions {
   int64_t batch = 0;  // the batch the model was bound to (0: as in the file)
   bool train = false;
   std::string optimizer = "adam";
-  std::string precision_mode;  // empty: the target's default (precision plan and lowering)
+  std::string precision_mode;      // empty: the target's default (precision plan and lowering)
+  std::string op_select_implmode;  // empty: high_performance, ATC's default (precision plan)
   const target::Target* dev_target = nullptr;
   const comm::Cluster* cluster = nullptr;  // null: no communication section
   int ranks = 0;
