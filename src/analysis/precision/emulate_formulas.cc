@@ -43,7 +43,8 @@ class ChainBuilder {
   }
   // One instruction: the FP32 kernel `op`, then its result rounded to the low format.
   int Step(const std::string& op, std::vector<int> inputs, int like) {
-    const ir::ValueType& type = g_.values[static_cast<size_t>(like)].type;
+    // A copy: adding values below may move g_.values.
+    const ir::ValueType type = g_.values[static_cast<size_t>(like)].type;
     const std::string base = fmt::format("{}#{}{}", node_.name, op, steps_.size() / 2);
     const int raw = NewEmulationValue(g_, base + "#raw", type);
     ir::Node n;
