@@ -15,6 +15,7 @@
 
 #include "cli/common.h"
 #include "cli/perf_model_command.h"
+#include "cli/run_precision.h"
 #include "npugap/analysis/memory/training.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/exec/executor.h"
@@ -34,6 +35,7 @@ struct AnalyzeFlags {
   bool train = false;
   std::string optimizer;
   std::string precision_mode;
+  std::string op_select_implmode;
   std::string dev_target;
   int64_t dev_batch = 0;  // 0: not given (the deploy batch)
   std::string cluster;
@@ -162,6 +164,10 @@ Expected<Validated> ValidateFlags(const AnalyzeFlags& f) {
     if (!known)
       return Status::InvalidArgument(fmt::format("--precision-mode '{}': unknown (valid: {})",
                                                  f.precision_mode, Join(PrecisionModes())));
+  }
+  if (f.given("--op-select-implmode")) {
+    analysis::precision::PrecisionOptions checked;
+    NPUGAP_RETURN_IF_ERROR(ApplyKernelNumericsFlags(f.op_select_implmode, -1, checked));
   }
   if (f.given("--samples") && f.samples < 1)
     return Status::InvalidArgument(fmt::format("--samples {}: must be >= 1", f.samples));
@@ -299,6 +305,7 @@ int RunAnalyze(const AnalyzeFlags& f) {
   options.train = f.train;
   options.optimizer = f.optimizer.empty() ? "adam" : f.optimizer;
   options.precision_mode = f.precision_mode;
+  options.op_select_implmode = f.op_select_implmode;
   options.dev_target = v->dev_target ? &*v->dev_target : nullptr;
   options.dev_model = dev_model ? &*dev_model : nullptr;
   options.dev_batch = f.dev_batch;
@@ -368,6 +375,9 @@ Command AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--train", f->train, "judge memory (and later perf) for training, not inference");
   cmd->add_option("--optimizer", f->optimizer, "with --train: sgd | momentum | adam | adamw (default adam)");
   cmd->add_option("--precision-mode", f->precision_mode, "ATC --precision_mode or --precision_mode_v2 value");
+  cmd->add_option(
+      "--op-select-implmode", f->op_select_implmode,
+      "ATC --op_select_implmode for the precision section: high_performance (default) | high_precision");
   cmd->add_option("--dev-target", f->dev_target,
                   "the training / dev environment the perf section compares with (default cpu-dev)")
       ->default_val("cpu-dev");

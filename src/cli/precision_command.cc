@@ -10,6 +10,7 @@
 
 #include "cli/common.h"
 #include "cli/precision_render.h"
+#include "cli/run_precision.h"
 #include "npugap/analysis/precision/compare.h"
 #include "npugap/analysis/precision/plan.h"
 #include "npugap/analysis/precision/suggest_keep.h"
@@ -37,6 +38,8 @@ struct PrecisionCmdOptions {
   std::string keep_dtype;
   std::string mixlist;
   std::string overflow;
+  std::string op_select_implmode;
+  int cube_accumulator_bits = -1;
   std::string save_outputs;
   bool suggest_keep = false;
   double goal_cosine = 0.999;
@@ -178,6 +181,8 @@ int RunPrecision(const PrecisionCmdOptions& o) {
   popts.modify_mixlist_file = o.mixlist;
   if (o.overflow == "ieee") popts.overflow = numerics::Overflow::kIeee;
   if (o.overflow == "saturation") popts.overflow = numerics::Overflow::kSaturation;
+  if (Status s = ApplyKernelNumericsFlags(o.op_select_implmode, o.cube_accumulator_bits, popts); !s.ok())
+    return ReportError(s);
   auto plan = pr::BuildPrecisionPlan(*model, *target, popts);
   if (!plan.ok()) return ReportError(plan.status());
 
@@ -257,6 +262,12 @@ int RunPrecision(const PrecisionCmdOptions& o) {
                              {o.goal_cosine, o.max_runs});
     if (!s.ok()) return ReportError(s.status());
     keep = std::move(s).value();
+    // The mixlist written below is coarser than the node set: it gets its own verification run.
+    const pr::PlanEvaluator run_plan = [&](const pr::PrecisionPlan& p) {
+      return compare_with(p, verify_trace, verify_sets);
+    };
+    if (Status m = pr::VerifyMixlist(*model, *target, popts, run_plan, o.goal_cosine, *keep); !m.ok())
+      return ReportError(m);
     if (!o.write_keep_dtype.empty()) {
       if (Status w = onnx_import::WriteFileAtomically(o.write_keep_dtype, pr::KeepDtypeFileText(*keep));
           !w.ok()) {
@@ -335,6 +346,7 @@ Command AddPrecisionCommand(CLI::App& app) {
   cmd->add_option("--modify-mixlist", o->mixlist, "ATC --modify_mixlist JSON");
   cmd->add_option("--overflow", o->overflow, "ieee or saturation (default: the target's)")
       ->check(CLI::IsMember({"ieee", "saturation"}));
+  AddKernelNumericsFlags(*cmd, o->op_select_implmode, o->cube_accumulator_bits);
   cmd->add_option("--save-outputs", o->save_outputs,
                   "write the target's outputs of sample 0 as DIR/<name>.npy");
   cmd->add_flag("--suggest-keep", o->suggest_keep,

@@ -67,6 +67,15 @@ nlohmann::json TensorJson(const TensorComparison& t) {
           {"pass", t.pass}};
 }
 
+// The written mixlist's own run: null when nothing was kept; not re-run outside mixed modes.
+nlohmann::json MixlistJson(const analysis::precision::MixlistCheck& m) {
+  if (!m.ran) return nullptr;
+  nlohmann::json j{{"applies", m.applies}, {"achieved", m.achieved}};
+  j["outputs"] = nlohmann::json::array();
+  for (size_t i : m.verified.outputs) j["outputs"].push_back(TensorJson(m.verified.tensors[i]));
+  return j;
+}
+
 nlohmann::json ClassJson(const ClassScores& cs) {
   nlohmann::json j = {{"output", cs.output},
                       {"rows", cs.rows},
@@ -178,6 +187,7 @@ nlohmann::json PrecisionJson(const PrecisionReportHeader& h, const PrecisionComp
     k["verified_outputs"] = nlohmann::json::array();
     for (size_t i : keep->verified.outputs)
       k["verified_outputs"].push_back(TensorJson(keep->verified.tensors[i]));
+    k["mixlist_verified"] = MixlistJson(keep->mixlist);
     k["verified_top1_agreement"] = keep->verified.classification.empty()
                                        ? nlohmann::json(nullptr)
                                        : nlohmann::json(keep->verified.classification[0].top1_agreement);
@@ -270,6 +280,18 @@ std::string PrecisionText(const PrecisionReportHeader& h, const PrecisionCompari
       }
       s += keep->achieved ? fmt::format("  goal cosine {} reached on the verification run\n", goal_cosine)
                           : fmt::format("  goal cosine {} NOT reached\n", goal_cosine);
+      const analysis::precision::MixlistCheck& m = keep->mixlist;
+      if (m.ran && !m.applies) {
+        s += "  mixlist not re-run: --modify_mixlist only acts in mixed precision modes\n";
+      } else if (m.ran) {
+        for (size_t i : m.verified.outputs) {
+          s += fmt::format("  mixlist run, output '{}': cosine {}  pass {}\n", m.verified.tensors[i].name,
+                           Num(m.verified.tensors[i].metrics.cosine),
+                           m.verified.tensors[i].pass ? "yes" : "NO");
+        }
+        s += fmt::format("  the mixlist {} the goal on its own run\n",
+                         m.achieved ? "reaches" : "does NOT reach");
+      }
     }
   }
   for (const auto& w : h.warnings) s += "warning: " + w + "\n";

@@ -272,6 +272,11 @@ int RunRun(const RunOptions& o) {
           p["overflow"].get<std::string>(), units, p["casts"].get<size_t>());
       std::cout << fmt::format("rounding: {} overflowed, {} inf/nan, {} saturated, {} flushed to zero\n",
                                rounding.overflow, rounding.inf_nan, rounding.saturated, rounding.flushed);
+      const auto& bits = p["cube_accumulator_bits"];
+      std::cout << fmt::format(
+          "op_select_implmode {}; cube accumulator: {}\n", p["op_select_implmode"].get<std::string>(),
+          bits.is_null() ? std::string("exact fp32")
+                         : fmt::format("{} fraction bits per 16-wide fractal (model)", bits.get<int>()));
     }
     for (const auto& out : j["outputs"]) {
       std::string first;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "npugap/numerics/cube_accumulator.h"
 #include "npugap/target/target.h"
 
 namespace npugap::cli {
@@ -38,6 +39,34 @@ void AddPrecisionRunFlags(CLI::App& cmd, PrecisionRunFlags& flags) {
                  "ATC --keep_dtype file: node names or OpType::<type>, one a line");
   cmd.add_option("--modify-mixlist", flags.modify_mixlist, "ATC --modify_mixlist JSON");
   cmd.add_option("--overflow", flags.overflow, "ieee | saturation (default: the target's)");
+  AddKernelNumericsFlags(cmd, flags.op_select_implmode, flags.cube_accumulator_bits);
+}
+
+void AddKernelNumericsFlags(CLI::App& cmd, std::string& implmode, int& accumulator_bits) {
+  cmd.add_option("--op-select-implmode", implmode,
+                 "ATC --op_select_implmode: high_performance (ATC's default) | high_precision");
+  cmd.add_option("--cube-accumulator-bits", accumulator_bits,
+                 fmt::format("model a finite cube accumulator with N fraction bits ({} to {}; default: off, "
+                             "exact FP32 accumulation; slow reference loops)",
+                             numerics::kMinAccumulatorBits, numerics::kMaxAccumulatorBits));
+}
+
+Status ApplyKernelNumericsFlags(const std::string& implmode, int accumulator_bits,
+                                analysis::precision::PrecisionOptions& options) {
+  if (!implmode.empty() && implmode != "high_precision" && implmode != "high_performance") {
+    return Status::InvalidArgument(
+        fmt::format("--op-select-implmode '{}': expected high_performance or high_precision", implmode));
+  }
+  options.op_select_implmode = implmode;
+  if (accumulator_bits == -1) return Status::Ok();
+  if (accumulator_bits < numerics::kMinAccumulatorBits || accumulator_bits > numerics::kMaxAccumulatorBits) {
+    return Status::InvalidArgument(fmt::format("--cube-accumulator-bits {}: expected {} to {}",
+                                               accumulator_bits, numerics::kMinAccumulatorBits,
+                                               numerics::kMaxAccumulatorBits));
+  }
+  options.finite_accumulator = true;
+  options.accumulator_fraction_bits = accumulator_bits;
+  return Status::Ok();
 }
 
 nlohmann::json RoundingTotals(const numerics::RoundStats& s) {
@@ -62,12 +91,16 @@ Expected<EmulatedRun> PrepareEmulatedRun(const ir::Model& model, const Precision
     return Status::InvalidArgument(
         fmt::format("--overflow '{}': expected ieee or saturation", flags.overflow));
   }
+  NPUGAP_RETURN_IF_ERROR(ApplyKernelNumericsFlags(flags.op_select_implmode, flags.cube_accumulator_bits, o));
   NPUGAP_ASSIGN_OR_RETURN(analysis::precision::PrecisionPlan plan,
                           analysis::precision::BuildPrecisionPlan(model, target, o));
   nlohmann::json s;
   s["target"] = target.name;
   s["precision_mode"] = plan.mode;
   s["overflow"] = plan.rounding.overflow == numerics::Overflow::kSaturation ? "saturation" : "ieee";
+  s["op_select_implmode"] = o.op_select_implmode.empty() ? "high_performance" : o.op_select_implmode;
+  s["cube_accumulator_bits"] =
+      plan.finite_accumulator ? nlohmann::json(plan.accumulator_fraction_bits) : nullptr;
   std::map<std::string, int64_t> units;
   for (const auto& n : plan.nodes) ++units[UnitName(n.unit)];
   s["units"] = units;

@@ -20,12 +20,20 @@ struct PrecisionRunFlags {
   std::string keep_dtype;
   std::string modify_mixlist;
   std::string overflow;
+  std::string op_select_implmode;
+  int cube_accumulator_bits = -1;  // -1: not given (exact FP32 accumulation)
   bool active() const {
     return !target.empty() || !mode.empty() || !keep_dtype.empty() || !modify_mixlist.empty() ||
-           !overflow.empty();
+           !overflow.empty() || !op_select_implmode.empty() || cube_accumulator_bits != -1;
   }
 };
 void AddPrecisionRunFlags(CLI::App& cmd, PrecisionRunFlags& flags);
+
+// --op-select-implmode and --cube-accumulator-bits (shared by run, precision and analyze):
+// adds their help to `cmd`, and checks and applies their values (accumulator_bits -1: not given).
+void AddKernelNumericsFlags(CLI::App& cmd, std::string& implmode, int& accumulator_bits);
+Status ApplyKernelNumericsFlags(const std::string& implmode, int accumulator_bits,
+                                analysis::precision::PrecisionOptions& options);
 
 struct EmulatedRun {
   std::shared_ptr<analysis::precision::EmulatedRunner> runner;

@@ -33,6 +33,7 @@ Expected<PrecisionFacts> PrecisionFactsOf(const ir::Model& model, const target::
                                           const AnalyzeOptions& o) {
   pr::PrecisionOptions popts;
   popts.mode = o.precision_mode;
+  popts.op_select_implmode = o.op_select_implmode;
   NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionPlan plan, pr::BuildPrecisionPlan(model, target, popts));
   // The same samples rule as `npugap precision --samples N` (whole batches, seeds seed, seed+1, ...).
   std::vector<std::vector<ir::Tensor>> sets;

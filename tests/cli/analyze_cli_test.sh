@@ -137,6 +137,7 @@ expect_error "not a model" "junk.onnx" "$NPUGAP" analyze "$TMP/junk.onnx" --targ
 expect_error "unknown target" "nope" "${A[@]/ascend910b2/nope}"
 expect_error "unknown dev target" "--dev-target" "${A[@]}" --dev-target nope
 expect_error "--batch 0" "--batch 0" "${A[@]}" --batch 0
+expect_error "bad --op-select-implmode" "--op-select-implmode 'x'" "${A[@]}" --op-select-implmode x
 expect_error "--batch on a fixed-batch file" "fixed batch of 2" "${A[@]}" --batch 64
 expect_error "--dev-batch 0" "--dev-batch 0: must be positive" "${A[@]}" --dev-batch 0
 expect_error "--dev-batch -4" "--dev-batch -4: must be positive" "${A[@]}" --dev-batch -4

@@ -129,6 +129,21 @@ check "mixlist JSON" json_true "$TMP/mix.json" "j == {'black-list': {'to-add': [
 "$NPUGAP" precision "$OVER" --target ascend910b2 --precision-mode force_fp16 --keep-dtype "$TMP/keep.txt" --json > "$TMP/kept.json"
 check "re-run with the written keep_dtype passes" test $? -eq 0
 check "re-run: outputs pass" json_true "$TMP/kept.json" "j['outputs_pass'] is True"
+check "force_fp16: the mixlist is not re-run (no effect outside mixed modes)" json_true "$TMP/keep.json" \
+  "j['suggest_keep']['mixlist_verified']['applies'] is False"
+# Mixed mode with Mul moved to the white list: the written mixlist (Mul to the black list) is
+# re-run in place of the user's and must pass on its own.
+printf '{"white-list": {"to-add": ["Mul"]}}\n' > "$TMP/white_mul.json"
+"$NPUGAP" precision "$OVER" --target ascend910b2 --precision-mode mixed_float16 --modify-mixlist "$TMP/white_mul.json" \
+  --suggest-keep --json --write-mixlist "$TMP/mix2.json" > "$TMP/keep2.json"
+check "mixed: suggest-keep exit 0" test $? -eq 0
+check "mixed: the written mixlist is verified by its own run" json_true "$TMP/keep2.json" \
+  "j['suggest_keep']['mixlist_verified']['applies'] is True and j['suggest_keep']['mixlist_verified']['achieved'] is True and all(o['pass'] for o in j['suggest_keep']['mixlist_verified']['outputs'])"
+"$NPUGAP" precision "$OVER" --target ascend910b2 --precision-mode mixed_float16 --suggest-keep \
+  --modify-mixlist "$TMP/white_mul.json" > "$TMP/keep2.txt"
+check "mixed: text names the mixlist run" grep -q "the mixlist reaches the goal on its own run" "$TMP/keep2.txt"
+check "re-run with the written mixlist passes" "$NPUGAP" precision "$OVER" --target ascend910b2 \
+  --precision-mode mixed_float16 --modify-mixlist "$TMP/mix2.json"
 
 # --- bad input --------------------------------------------------------------------------------------
 expect_error "unknown target lists the valid ones" "ascend910b2" "$NPUGAP" precision "$SMALL" --target nosuchnpu --precision-mode force_fp16
@@ -138,6 +153,8 @@ expect_error "missing model" "nosuch.onnx" "$NPUGAP" precision "$TMP/nosuch.onnx
 expect_error "bad thresholds key" "unknown key 'rtol'" "$NPUGAP" precision "$SMALL" --thresholds rtol=1
 expect_error "bad thresholds value" "'x' is not a number" "$NPUGAP" precision "$SMALL" --thresholds cos=x
 expect_error "--reference fp16" "--reference" "$NPUGAP" precision "$SMALL" --reference fp16
+expect_error "--cube-accumulator-bits 0" "--cube-accumulator-bits 0: expected 1 to 48" "$NPUGAP" precision "$SMALL" --cube-accumulator-bits 0
+expect_error "--op-select-implmode bad" "--op-select-implmode 'x'" "$NPUGAP" precision "$SMALL" --op-select-implmode x
 expect_error "--samples 0" "--samples" "$NPUGAP" precision "$SMALL" --samples 0
 expect_error "--samples with --inputs" "--samples applies to random inputs" "$NPUGAP" precision "$SMALL" --inputs "$TMP/x.npy" --samples 2
 expect_error "--labels without --inputs" "--labels needs the --inputs" "$NPUGAP" precision "$SMALL" --labels "$TMP/labels.npy"

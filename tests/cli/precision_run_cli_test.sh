@@ -106,6 +106,16 @@ check "nan inputs reported in text" grep -q "inputs: 2 NaN/Inf values" "$TMP/out
 "$NPUGAP" run "$M" --inputs "$TMP/nan.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/nan.json"
 check "nan inputs reported in json" test "$(json_get "$TMP/nan.json" "d['inputs_non_finite']")" = 2
 
+# --op-select-implmode and --cube-accumulator-bits: reported; the accumulator model is off by default.
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/acc0.json"
+check "accumulator off by default" test "$(json_get "$TMP/acc0.json" "d['precision']['cube_accumulator_bits']")" = None
+check "implmode default high_performance" \
+  test "$(json_get "$TMP/acc0.json" "d['precision']['op_select_implmode']")" = high_performance
+"$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 \
+  --cube-accumulator-bits 23 --op-select-implmode high_precision --json > "$TMP/acc23.json"
+check "accumulator bits reported" test "$(json_get "$TMP/acc23.json" "d['precision']['cube_accumulator_bits']")" = 23
+check "implmode reported" test "$(json_get "$TMP/acc23.json" "d['precision']['op_select_implmode']")" = high_precision
+
 # --- bad input: one line, exit 2 ---------------------------------------------------------
 expect_error "unknown mode lists the valid ones" "valid: force_fp32" \
   "$NPUGAP" run "$M" --target ascend910b2 --precision-mode fp17
@@ -114,6 +124,10 @@ check "unknown mode lists uniform" grep -q "uniform_bf16" "$TMP/err"
 expect_error "unknown target" "nosuchchip" "$NPUGAP" run "$M" --target nosuchchip --precision-mode force_fp16
 check "unknown target lists the valid ones" grep -q "ascend910b2" "$TMP/err"
 expect_error "bad overflow" "expected ieee or saturation" "$NPUGAP" run "$M" --overflow sometimes
+expect_error "accumulator bits 0" "--cube-accumulator-bits 0: expected 1 to 48" "$NPUGAP" run "$M" --cube-accumulator-bits 0
+expect_error "accumulator bits 49" "--cube-accumulator-bits 49: expected 1 to 48" "$NPUGAP" run "$M" --cube-accumulator-bits 49
+expect_error "bad implmode" "--op-select-implmode 'fastest': expected high_performance or high_precision" \
+  "$NPUGAP" run "$M" --op-select-implmode fastest
 expect_error "bf16 mode on the 910" "does not have" "$NPUGAP" run "$M" --target ascend910 --precision-mode mixed_bfloat16
 expect_error "missing keep_dtype file" "nope.cfg" "$NPUGAP" run "$M" --keep-dtype "$TMP/nope.cfg"
 printf '{\n  "black-list": {"to-add": ["Mul",]}\n}\n' > "$TMP/bad.json"

@@ -17,6 +17,10 @@ inline constexpr std::string_view kEmulationDomain = "npugap";
 // ReduceMean and GlobalAveragePool read it and then sum sequentially, rounding after every add;
 // every other kernel ignores it.
 inline constexpr const char* kAccumulateFormatAttr = "_npugap_accumulate_format";
+// Set by the emulator on a cube node (Conv, FusedConv, ConvTranspose, MatMul, Gemm) when the plan
+// turns the finite-accumulator model on: value = fraction bits N. The node's float32 path then
+// accumulates through numerics::CubeAccumulator (numerics/cube_accumulator.h) in plain loops.
+inline constexpr const char* kCubeAccumulatorAttr = "_npugap_cube_accumulator_bits";
 std::span<const OpRow> EmulationOps();
 
 }  // namespace npugap::exec

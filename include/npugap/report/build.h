@@ -140,7 +140,8 @@ struct AnalyzeOptions {
   int64_t batch = 0;  // the batch the model was bound to (0: as in the file)
   bool train = false;
   std::string optimizer = "adam";
-  std::string precision_mode;  // empty: the target's default (precision plan and lowering)
+  std::string precision_mode;      // empty: the target's default (precision plan and lowering)
+  std::string op_select_implmode;  // empty: high_performance, ATC's default (precision plan)
   const target::Target* dev_target = nullptr;
   // --dev-batch: the model bound to the dev environment's batch, for the dev-target prediction;
   // null: the deploy batch. dev_batch is that batch (0: the deploy batch).

@@ -11,6 +11,7 @@
 // it absorbed, as the NPU's fused kernel stores its result once.
 #include "npugap/analysis/precision/emulate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/precision/internal.h"
 #include "npugap/exec/emulation_op.h"
 #include "npugap/exec/fusion.h"
 
@@ -36,15 +38,6 @@ struct NodeRole {
 
 bool IsFloatValue(const ir::Value& v) {
   return v.type.is_tensor && (v.type.dtype == ir::DType::kFloat32 || v.type.dtype == ir::DType::kUndefined);
-}
-
-int NewValue(ir::Graph& g, const std::string& base, ir::ValueType type) {
-  std::string name = base;
-  for (int k = 1; g.FindValue(name) >= 0; ++k) name = base + "_" + std::to_string(k);
-  ir::Value v;
-  v.name = name;
-  v.type = std::move(type);
-  return g.AddValue(std::move(v));
 }
 
 uint64_t NameSeed(uint64_t seed, const std::string& name) { return seed ^ std::hash<std::string>{}(name); }
@@ -111,7 +104,7 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
     stats_type.dtype = ir::DType::kInt64;
     stats_type.dims = std::vector<ir::Dim>{ir::Dim::Static(4)};
     r.inputs = {in};
-    r.outputs = {out, NewValue(g, name + "#stats", stats_type)};
+    r.outputs = {out, internal::NewEmulationValue(g, name + "#stats", stats_type)};
     return r;
   };
 
@@ -137,17 +130,31 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
           ir::Tensor copy = ir::Tensor::Empty(ir::DType::kFloat32, w->shape());
           std::copy(w->data<float>(), w->data<float>() + w->numel(), copy.data<float>());
           numerics::RoundArray(nn.input, copy.span<float>(), p.rounding);
-          const int id = NewValue(g, name, val.type);
+          const int id = internal::NewEmulationValue(g, name, val.type);
           g.values[static_cast<size_t>(id)].is_initializer = true;
           g.initializers[id] = std::move(copy);
           rounded[key] = v = id;
           continue;
         }
         if (bg.Initializer(v) != nullptr) continue;  // non-float32 constant
-        const int id = NewValue(g, name, val.type);
+        const int id = internal::NewEmulationValue(g, name, val.type);
         g.nodes.push_back(make_round(v, id, nn.input, name));
         roles.push_back({NodeRole::kRoundInput, -1, -1});
         rounded[key] = v = id;
+      }
+    }
+    // high_performance: the op's formula as fp16 instructions, each rounded (emulate_formulas.cc).
+    // Only float32 data (a Div may divide int64 shapes).
+    if (nn.high_performance_formula && std::all_of(n.inputs.begin(), n.inputs.end(), [&](int v) {
+          return v != ir::kNoValue && g.values[static_cast<size_t>(v)].type.dtype == ir::DType::kFloat32;
+        })) {
+      const internal::FormulaRound round = [&](int in, int out, const std::string& name) {
+        return make_round(in, out, nn.input, name);
+      };
+      NPUGAP_ASSIGN_OR_RETURN(std::vector<ir::Node> steps, internal::ExpandHighPerformance(g, n, round));
+      for (ir::Node& s : steps) {
+        g.nodes.push_back(std::move(s));
+        roles.push_back({NodeRole::kRoundInput, -1, -1});
       }
     }
     // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
@@ -156,6 +163,18 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       a.kind = ir::Attribute::Kind::kInt;
       a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
       n.attributes[exec::kAccumulateFormatAttr] = a;
+    }
+    if (p.finite_accumulator) {
+      // The cube kernels' finite-accumulator policy runs on plain layouts: drop the fusion's
+      // blocked-layout marks (only convolutions make or read blocked values, so all go at once).
+      for (const char* key : {exec::kBlockedXAttr, exec::kBlockedZAttr, exec::kBlockedYAttr})
+        n.attributes.erase(key);
+      if (nn.unit == Unit::kCube) {
+        ir::Attribute a;
+        a.kind = ir::Attribute::Kind::kInt;
+        a.i = p.accumulator_fraction_bits;
+        n.attributes[exec::kCubeAccumulatorAttr] = a;
+      }
     }
     // Outputs: the node writes a raw value, the rounding node the original one.
     std::vector<ir::Node> after;
@@ -182,7 +201,7 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       stored[static_cast<size_t>(v)] = pn.output;
       if (pn.output == Format::kFP32) continue;
       const std::string& vname = bg.values[static_cast<size_t>(v)].name;
-      const int raw = NewValue(g, vname + "#raw", bg.values[static_cast<size_t>(v)].type);
+      const int raw = internal::NewEmulationValue(g, vname + "#raw", bg.values[static_cast<size_t>(v)].type);
       n.outputs[o] = raw;
       // Cube kernels always write a fresh buffer, and the raw value has this one reader: round it
       // in place. Other kernels may return a view of an input (Identity-like), so they get a copy.

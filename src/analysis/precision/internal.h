@@ -3,6 +3,7 @@
 // files in ATC's own formats (--keep_dtype, --modify_mixlist).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -61,6 +62,9 @@ Expected<OpLists> BuiltinOpLists();
 // Applies an ATC --modify_mixlist JSON file. A parse error is an error naming line and column;
 // names no op type is known by are warnings.
 Status ApplyMixlist(const std::string& path, OpLists& lists, std::vector<std::string>& warnings);
+// The same for the JSON text; `path` names it in messages.
+Status ApplyMixlistText(const std::string& path, const std::string& text, OpLists& lists,
+                        std::vector<std::string>& warnings);
 
 // The vector kernels that keep partial results in a chosen format (data/precision/vector_kernels.json).
 struct VectorKernel {
@@ -70,6 +74,21 @@ struct VectorKernel {
   std::string source;
 };
 Expected<std::vector<VectorKernel>> BuiltinVectorKernels();
+// ONNX op types whose high_performance implementation the plan marks (vector_kernels.json
+// "high_performance_formulas"); each must be one the emulator can expand.
+Expected<std::set<std::string>> BuiltinHighPerformanceFormulas();
+
+// --- the emulated run's graph edits (emulate.cc, emulate_formulas.cc) ---
+int NewEmulationValue(ir::Graph& g, const std::string& base, ir::ValueType type);
+// Makes the rounding node for one step of a formula: value `in` rounded into value `out`.
+using FormulaRound = std::function<ir::Node(int in, int out, const std::string& name)>;
+// The ops ExpandHighPerformance knows.
+std::set<std::string> HighPerformanceFormulaOps();
+// Rewrites `node` into the last instruction of its high_performance formula (it keeps its name
+// and outputs, so the usual output rounding follows it) and returns the earlier instructions,
+// each followed by its rounding, to run before it (emulate_formulas.cc).
+Expected<std::vector<ir::Node>> ExpandHighPerformance(ir::Graph& g, ir::Node& node,
+                                                      const FormulaRound& round);
 
 // An ATC --keep_dtype file: one node name or `OpType::<type>` per line.
 struct KeepDtype {

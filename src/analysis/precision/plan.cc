@@ -9,6 +9,7 @@
 
 #include "analysis/precision/internal.h"
 #include "npugap/exec/op_table.h"
+#include "npugap/numerics/cube_accumulator.h"
 
 namespace npugap::analysis::precision {
 namespace {
@@ -54,6 +55,7 @@ struct Context {
   ModeSpec mode;
   internal::OpLists lists;
   std::vector<internal::VectorKernel> kernels;
+  std::set<std::string> hp_formulas;  // ops with a high_performance formula (vector_kernels.json)
   internal::KeepDtype keep;
   bool hf32_conv = false, hf32_matmul = false;
   std::vector<Format> stored;  // per value: the format it is held in
@@ -112,6 +114,8 @@ NodeNumerics Lowered(const Context& c, const ir::Node& n, Unit unit, Format low,
   r.input = unit == Unit::kCube ? cube_low : low;
   r.compute = unit == Unit::kVector ? VectorCompute(c, n, low) : Format::kFP32;
   r.output = low;
+  r.high_performance_formula = unit == Unit::kVector && low == Format::kFP16 &&
+                               c.options.op_select_implmode != "high_precision" && c.hp_formulas.count(n.op_type);
   r.reason = std::move(reason);
   return r;
 }
@@ -123,13 +127,17 @@ NodeNumerics Fp32Vector(Unit unit, std::string reason) {
   return r;
 }
 
-// The first reduced format among the node's float inputs that are not constants (gray list rule).
-std::optional<Format> LowInput(const Context& c, const ir::Node& n) {
+// The first reduced format among the node's float inputs that are not constants (gray list
+// rule); fp32 when there is none. A plain Format, not std::optional<Format>: with the optional,
+// valgrind memcheck reported a jump on an uninitialised byte of the plan (created in
+// BuildPrecisionPlan's frame) in PrecisionPlanTest.ForceFp16PutsEveryFloatOpInFp16 at -O2 and none
+// at -O0, i.e. GCC 12's code for the optional carried its uninitialised payload byte along.
+Format LowInput(const Context& c, const ir::Node& n) {
   for (int v : n.inputs) {
     if (v == ir::kNoValue || c.model.graph.values[static_cast<size_t>(v)].is_initializer) continue;
     if (c.stored[static_cast<size_t>(v)] != Format::kFP32) return c.stored[static_cast<size_t>(v)];
   }
-  return std::nullopt;
+  return Format::kFP32;
 }
 
 NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
@@ -178,8 +186,8 @@ NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
         r = unit == Unit::kCube ? CubeFp32(c, n, false) : Fp32Vector(unit, "");
         r.reason = "black list: fp32";
         r.decision = Decision::kBlackList;
-      } else if (const auto low = LowInput(c, n)) {
-        r = Lowered(c, n, unit, *low, *low, "gray list: follows its " + FormatName(*low) + " input");
+      } else if (const Format low = LowInput(c, n); low != Format::kFP32) {
+        r = Lowered(c, n, unit, low, low, "gray list: follows its " + FormatName(low) + " input");
         r.decision = Decision::kGrayList;
       } else {
         r = Fp32Vector(unit, "gray list: follows its fp32 inputs");
@@ -243,6 +251,12 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
         "op_select_implmode '{}': expected high_precision or high_performance", options.op_select_implmode));
   }
 
+  if (options.finite_accumulator && (options.accumulator_fraction_bits < numerics::kMinAccumulatorBits ||
+                                     options.accumulator_fraction_bits > numerics::kMaxAccumulatorBits)) {
+    return Status::InvalidArgument(fmt::format("cube accumulator fraction bits {}: expected {} to {}",
+                                               options.accumulator_fraction_bits,
+                                               numerics::kMinAccumulatorBits, numerics::kMaxAccumulatorBits));
+  }
   PrecisionPlan plan;
   plan.mode = mode->name;
   plan.finite_accumulator = options.finite_accumulator;
@@ -257,9 +271,14 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
   plan.rounding.subnormals = target.numerics.subnormals.value == "flush" ? numerics::Subnormals::kFlush
                                                                          : numerics::Subnormals::kKeep;
 
-  Context c{model, target, options, *mode, std::move(lists), std::move(kernels), {}, false, false, {}};
-  if (!options.modify_mixlist_file.empty()) {
-    NPUGAP_RETURN_IF_ERROR(internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
+  NPUGAP_ASSIGN_OR_RETURN(std::set<std::string> hp_formulas, internal::BuiltinHighPerformanceFormulas());
+  Context c{model,           target, options, *mode, std::move(lists), std::move(kernels), std::move(hp_formulas),
+            {},              false,  false,   {}};
+  if (!options.modify_mixlist_file.empty() || !options.modify_mixlist_text.empty()) {
+    NPUGAP_RETURN_IF_ERROR(options.modify_mixlist_file.empty()
+                               ? internal::ApplyMixlistText("(suggested mixlist)", options.modify_mixlist_text,
+                                                            c.lists, plan.warnings)
+                               : internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
     if (mode->kind != ModeKind::kMixed) {
       plan.warnings.push_back(fmt::format(
           "--modify_mixlist has no effect in precision mode '{}' (only in mixed modes)", mode->name));
@@ -293,9 +312,8 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
     NodeNumerics r;
     if (unit == Unit::kNone) {
       // Shape and data-movement ops: values pass through in the format they arrive in.
-      const std::optional<Format> low = LowInput(c, n);
       r.unit = Unit::kNone;
-      r.input = r.compute = r.output = low.value_or(Format::kFP32);
+      r.input = r.compute = r.output = LowInput(c, n);
       r.reason = "no float math: values pass through";
     } else if (keep_fp32.count(n.name)) {
       r = KeptFp32(c, n, unit, Decision::kKeepFp32, "kept in fp32 (keep_fp32_nodes)");

@@ -99,12 +99,29 @@ Expected<std::vector<VectorKernel>> BuiltinVectorKernels() {
   return kernels;
 }
 
+Expected<std::set<std::string>> BuiltinHighPerformanceFormulas() {
+  NPUGAP_ASSIGN_OR_RETURN(json j, EmbeddedJson("vector_kernels"));
+  const std::set<std::string> known = HighPerformanceFormulaOps();
+  std::set<std::string> ops;
+  for (const json& e : j.at("high_performance_formulas")) {
+    const std::string op = e.at("onnx").get<std::string>();
+    if (!known.count(op))
+      return Status::Internal(fmt::format("vector_kernels.json: no high_performance formula for '{}'", op));
+    ops.insert(op);
+  }
+  return ops;
+}
+
 Status ApplyMixlist(const std::string& path, OpLists& lists, std::vector<std::string>& warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(fmt::format("{}: cannot read the --modify_mixlist file", path));
   std::stringstream buf;
   buf << in.rdbuf();
-  const std::string text = buf.str();
+  return ApplyMixlistText(path, buf.str(), lists, warnings);
+}
+
+Status ApplyMixlistText(const std::string& path, const std::string& text, OpLists& lists,
+                        std::vector<std::string>& warnings) {
   json j;
   try {
     j = json::parse(text);

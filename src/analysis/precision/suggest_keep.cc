@@ -148,6 +148,25 @@ Expected<KeepSuggestion> SuggestKeep(const ir::Model& model, const std::vector<s
   return s;
 }
 
+Status VerifyMixlist(const ir::Model& model, const target::Target& target, PrecisionOptions options,
+                     const PlanEvaluator& run, double goal_cosine, KeepSuggestion& s) {
+  s.mixlist = {};
+  if (s.already_passing || s.op_types.empty()) return Status::Ok();
+  s.mixlist.ran = true;
+  const std::string mode =
+      options.mode.empty() ? target.framework.default_precision_mode.value : options.mode;
+  const std::optional<internal::ModeSpec> spec = internal::FindMode(mode);
+  s.mixlist.applies = spec && spec->kind == internal::ModeKind::kMixed;
+  if (!s.mixlist.applies) return Status::Ok();
+  options.modify_mixlist_file.clear();
+  options.modify_mixlist_text = ModifyMixlistText(s);
+  options.keep_fp32_nodes.clear();
+  NPUGAP_ASSIGN_OR_RETURN(PrecisionPlan plan, BuildPrecisionPlan(model, target, options));
+  NPUGAP_ASSIGN_OR_RETURN(s.mixlist.verified, run(plan));
+  s.mixlist.achieved = MeetsGoal(s.mixlist.verified, goal_cosine);
+  return Status::Ok();
+}
+
 std::string KeepDtypeFileText(const KeepSuggestion& s) {
   std::string text;
   for (const auto& n : s.nodes) text += n + "\n";

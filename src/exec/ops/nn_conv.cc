@@ -501,6 +501,13 @@ Status DnnlConv(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, cons
 // float32 convolution: direct depthwise kernel, oneDNN, or the reference loops.
 Status ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
                  const Tensor* z, const Activation& act, const BlockedLayouts& lay, Tensor& y) {
+  if (const int bits = CubeAccumulatorBits(ctx); bits > 0) {
+    // The emulator runs this policy on plain layouts only (it drops the blocked-layout marks).
+    if (lay.any()) return ctx.Error("the finite-accumulator model needs plain NCHW tensors");
+    FiniteAccumulatorConv(g, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                          z ? z->data<float>() : nullptr, act, y.data<float>(), bits);
+    return Status::Ok();
+  }
   if (lay.any()) {
     Status s = DnnlConv(ctx, g, x, w, b, z, act, lay, y);
     if (du::IsUnimplemented(s)) return Status::Internal(ctx.Error("oneDNN cannot run this blocked convolution").message());

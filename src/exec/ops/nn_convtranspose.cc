@@ -8,6 +8,7 @@
 
 #include "dnnl_util.h"
 #include "nn_internal.h"
+#include "npugap/numerics/cube_accumulator.h"
 
 namespace npugap::exec::nn {
 namespace {
@@ -133,6 +134,49 @@ void ReferenceConvTranspose(const DeconvGeometry& g, const T* x, const T* w, con
   });
 }
 
+// The finite-accumulator policy (nn_cube_accumulator.cc) in gather form. The cube runs a
+// ConvTranspose as Conv2DBackpropInput: a convolution of the stride-dilated input with the
+// rotated kernel, so K is input-channel blocks of 16, then the rotated taps, then the block's
+// channels; one fractal per (block, tap). Taps that land between dilated input pixels are zeros.
+void FiniteAccumulatorConvTranspose(const DeconvGeometry& g, const float* x, const float* w, const float* b,
+                                    float* y, int bits) {
+  const Window& win = g.window;
+  const int64_t cg = g.in_channels / g.group, mg = g.out_channels / g.group;
+  const int64_t in_size = win.in_size(), out_size = win.out_size(), k_size = win.kernel_size();
+  auto source = [&](int a, int64_t o, int64_t k) -> int64_t {  // input index of a tap, or -1
+    const int64_t t = o + win.pad_begin[a] - k * win.dilation[a];
+    if (t < 0 || t % win.stride[a] != 0 || t / win.stride[a] >= win.in[a]) return -1;
+    return t / win.stride[a];
+  };
+  ParallelFor(g.batch * g.out_channels, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t nm = begin; nm < end; ++nm) {
+      const int64_t n = nm / g.out_channels, m = nm % g.out_channels, grp = m / mg, mm = m % mg;
+      for (int64_t o = 0; o < out_size; ++o) {
+        const int64_t od = o / (win.out[1] * win.out[2]), oh = (o / win.out[2]) % win.out[1],
+                      ow = o % win.out[2];
+        numerics::CubeAccumulator acc(bits);
+        for (int64_t c1 = 0; c1 < cg; c1 += numerics::kCubeFractalK) {
+          const int64_t c_end = std::min(cg, c1 + numerics::kCubeFractalK);
+          for (int64_t t = k_size - 1; t >= 0; --t) {
+            const int64_t id = source(0, od, t / (win.kernel[1] * win.kernel[2]));
+            const int64_t ih = source(1, oh, (t / win.kernel[2]) % win.kernel[1]);
+            const int64_t iw = source(2, ow, t % win.kernel[2]);
+            if (id < 0 || ih < 0 || iw < 0) continue;
+            const int64_t xi = (id * win.in[1] + ih) * win.in[2] + iw;
+            for (int64_t c = c1; c < c_end; ++c) {
+              const int64_t ci = grp * cg + c;
+              acc.Add(static_cast<double>(x[(n * g.in_channels + ci) * in_size + xi]) *
+                      w[(ci * mg + mm) * k_size + t]);
+            }
+            acc.EndFractal();
+          }
+        }
+        y[nm * out_size + o] = acc.Result() + (b ? b[m] : 0.f);
+      }
+    }
+  });
+}
+
 struct DeconvEntry : du::CacheEntry {
   dnnl::deconvolution_forward deconv;
   memory::desc src, dst, user_weights, weights, bias;
@@ -224,6 +268,11 @@ Status ConvTranspose(KernelContext& ctx) {
     return Status::Ok();
   }
   auto run_float = [&](const Tensor& xf, const Tensor& wf, const Tensor* bf, Tensor& yf) -> Status {
+    if (const int bits = CubeAccumulatorBits(ctx); bits > 0) {
+      FiniteAccumulatorConvTranspose(g, xf.data<float>(), wf.data<float>(), bf ? bf->data<float>() : nullptr,
+                                     yf.data<float>(), bits);
+      return Status::Ok();
+    }
     const Window& win = g.window;
     // oneDNN needs the output to match its own size formula: pads that fit inside the output.
     bool dnnl_ok = true;

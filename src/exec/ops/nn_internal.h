@@ -168,6 +168,23 @@ Expected<Activation> ParseActivation(const KernelContext& ctx);
 Tensor ToFloat32(const Tensor& t);
 Tensor FromFloat32(const Tensor& t, DType dtype);
 
+// The finite-accumulator numerics policy of the cube kernels (nn_cube_accumulator.cc): plain
+// loops that add exact float32 products through numerics::CubeAccumulator with `bits` fraction
+// bits. Used only where the precision emulator set kCubeAccumulatorAttr on the node.
+struct GemmArgs {
+  int64_t m = 0, k = 0, n = 0;
+  bool trans_a = false, trans_b = false;
+  float alpha = 1.f, beta = 1.f;
+  Shape c_shape;
+};
+void FiniteAccumulatorMatMul(const MatMulShape& s, const float* a, const float* b, float* y, int bits);
+void FiniteAccumulatorGemm(const GemmArgs& g, const float* a, const float* b, const float* c, float* y,
+                           int bits);
+void FiniteAccumulatorConv(const ConvGeometry& g, const float* x, const float* w, const float* b,
+                           const float* z, const Activation& act, float* y, int bits);
+// The node's accumulator width, 0 when the policy is off (the attribute is absent).
+int CubeAccumulatorBits(const KernelContext& ctx);
+
 // Kernels of the op table (nn.cc lists them).
 Status MatMul(KernelContext& ctx);
 Status Gemm(KernelContext& ctx);

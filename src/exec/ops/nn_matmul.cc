@@ -198,6 +198,10 @@ Status MatMulFloat32(KernelContext& ctx, const MatMulShape& s, const Tensor& a, 
     std::fill(y.data<float>(), y.data<float>() + y.numel(), 0.f);
     return Status::Ok();
   }
+  if (const int bits = CubeAccumulatorBits(ctx); bits > 0) {
+    FiniteAccumulatorMatMul(s, a.data<float>(), b.data<float>(), y.data<float>(), bits);
+    return Status::Ok();
+  }
   Status st;
   if (s.b_is_matrix) {
     // A's batch dims fold into rows (A is contiguous); B is one matrix.
@@ -317,6 +321,11 @@ Status Gemm(KernelContext& ctx) {
   }
   const Shape c_shape = c ? c->shape() : Shape{};
   auto run_float = [&](const Tensor& af, const Tensor& bf, const Tensor* cf, Tensor& yf) -> Status {
+    if (const int bits = CubeAccumulatorBits(ctx); bits > 0) {
+      FiniteAccumulatorGemm({m, k, n, trans_a, trans_b, alpha, beta, c_shape}, af.data<float>(),
+                            bf.data<float>(), cf ? cf->data<float>() : nullptr, yf.data<float>(), bits);
+      return Status::Ok();
+    }
     Gemm2d p;
     p.rows = m;
     p.k = k;

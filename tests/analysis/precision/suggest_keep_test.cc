@@ -7,6 +7,7 @@
 
 #include "../../onnx/model_builder.h"
 #include "npugap/onnx/import.h"
+#include "precision_test_util.h"
 
 namespace npugap::analysis::precision {
 namespace {
@@ -158,6 +159,38 @@ TEST(SuggestKeepTest, MixlistNamesAscendIrOpTypes) {
   // From data/precision/mixed_precision_lists.json; an op type it does not list keeps its name.
   EXPECT_EQ(j["black-list"]["to-add"],
             nlohmann::json::array({"BatchNorm", "Conv2D", "MatMulV2", "NoSuchOp"}));
+}
+
+// The written mixlist gets its own run in mixed modes only (ATC ignores it elsewhere), with the
+// kept op types on the black list and no node forced to FP32.
+TEST(SuggestKeepTest, MixlistIsVerifiedByItsOwnRunInMixedModes) {
+  const ir::Model m = Chain();
+  const target::Target t = testing::Target("ascend910b2");
+  KeepSuggestion s;
+  s.nodes = {"n1"};
+  s.op_types = {"Sigmoid"};
+  int runs = 0;
+  PlanEvaluator run = [&](const PrecisionPlan& p) -> Expected<PrecisionComparison> {
+    ++runs;
+    for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
+      if (m.graph.nodes[i].op_type == "Sigmoid") EXPECT_EQ(p.nodes[i].decision, Decision::kMixlist);
+    }
+    return PrecisionComparison{};
+  };
+  PrecisionOptions o;
+  o.mode = "mixed_float16";
+  o.keep_fp32_nodes = {"n1"};
+  ASSERT_TRUE(VerifyMixlist(m, t, o, run, 0.999, s).ok());
+  EXPECT_TRUE(s.mixlist.ran && s.mixlist.applies);
+  EXPECT_EQ(runs, 1);
+  o.mode = "force_fp16";
+  ASSERT_TRUE(VerifyMixlist(m, t, o, run, 0.999, s).ok());
+  EXPECT_TRUE(s.mixlist.ran);
+  EXPECT_FALSE(s.mixlist.applies);
+  EXPECT_EQ(runs, 1);  // not re-run
+  s.op_types.clear();  // nothing kept: nothing to check
+  ASSERT_TRUE(VerifyMixlist(m, t, o, run, 0.999, s).ok());
+  EXPECT_FALSE(s.mixlist.ran);
 }
 
 }  // namespace

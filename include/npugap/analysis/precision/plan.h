@@ -30,6 +30,9 @@ struct NodeNumerics {
   numerics::Format compute = numerics::Format::kFP32;  // intermediate precision inside the kernel
   numerics::Format output = numerics::Format::kFP32;   // float outputs are rounded to this
   Decision decision = Decision::kMode;
+  // op_select_implmode high_performance (ATC's default) on an fp16 vector op with a multi-step
+  // formula (vector_kernels.json): the emulator runs the formula with an fp16 rounding per step.
+  bool high_performance_formula = false;
   std::string reason;  // one line, e.g. "gray list: follows its fp16 input"
 };
 
@@ -46,6 +49,9 @@ struct PrecisionOptions {
   std::optional<numerics::Overflow> overflow;  // empty: the target's default overflow mode
   std::string keep_dtype_file;                 // ATC --keep_dtype file, or empty
   std::string modify_mixlist_file;             // ATC --modify_mixlist JSON, or empty
+  // The --modify_mixlist JSON itself, read when modify_mixlist_file is empty (the --suggest-keep
+  // check of the mixlist it writes).
+  std::string modify_mixlist_text;
   std::optional<bool> allow_hf32_conv;         // torch_npu; empty: the target's default
   std::optional<bool> allow_hf32_matmul;
   std::string op_select_implmode;   // "" | high_precision | high_performance

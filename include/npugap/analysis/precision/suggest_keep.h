@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "npugap/analysis/precision/compare.h"
+#include "npugap/analysis/precision/plan.h"
 #include "npugap/base/status.h"
 #include "npugap/ir/graph.h"
 
@@ -35,6 +36,15 @@ struct RankedNode {
   int64_t overflow = 0;
 };
 
+// The re-run with the written --modify_mixlist JSON (VerifyMixlist). The mixlist is coarser than
+// the node set: it sends every node of the kept op types to the black list.
+struct MixlistCheck {
+  bool ran = false;      // a mixlist was written and checked
+  bool applies = false;  // the mode is a mixed one; ATC ignores --modify_mixlist otherwise (not re-run)
+  bool achieved = false;
+  PrecisionComparison verified;
+};
+
 struct KeepSuggestion {
   bool already_passing = false;       // the baseline met the goal; nothing to keep
   bool achieved = false;              // the verified set meets the goal
@@ -46,6 +56,7 @@ struct KeepSuggestion {
   int64_t fp32_flops = 0;             // FLOPs of the kept nodes (ir::NodeFlops)
   int64_t candidate_flops = 0;        // FLOPs of every candidate node
   PrecisionComparison verified;       // the verification run
+  MixlistCheck mixlist;               // the written mixlist's own run
 };
 
 // True when every output passes its verdict and reaches `goal_cosine`.
@@ -56,6 +67,15 @@ bool MeetsGoal(const PrecisionComparison& c, double goal_cosine);
 Expected<KeepSuggestion> SuggestKeep(const ir::Model& model, const std::vector<std::string>& candidates,
                                      const PrecisionComparison& baseline, const KeepEvaluator& evaluate,
                                      const KeepEvaluator& verify, const KeepSearchOptions& options);
+
+// Runs the emulated target under this plan and compares it with the reference.
+using PlanEvaluator = std::function<Expected<PrecisionComparison>(const PrecisionPlan& plan)>;
+
+// Checks the suggestion's ModifyMixlistText by re-running: `options` (the user's) with that JSON
+// in place of the user's --modify_mixlist and no nodes forced to FP32. Fills s.mixlist; does
+// nothing when nothing was kept.
+Status VerifyMixlist(const ir::Model& model, const target::Target& target, PrecisionOptions options,
+                     const PlanEvaluator& run, double goal_cosine, KeepSuggestion& s);
 
 // ATC --keep_dtype file: one node name per line.
 std::string KeepDtypeFileText(const KeepSuggestion& s);
