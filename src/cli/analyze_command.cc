@@ -371,6 +371,7 @@ Command AddAnalyzeCommand(CLI::App& app) {
       "analyze", "every gap in one report: compat, precision, memory, perf, comm; text, JSON, HTML; CI gate");
   f->cmd = cmd;
   AddModelOptions(*cmd, f->model);
+  f->model.fold_shapes = true;  // the deployed graph: ATC folds shape sub-graphs
   AddTargetOption(*cmd, f->target);
   cmd->add_flag("--train", f->train, "judge memory (and later perf) for training, not inference");
   cmd->add_option("--optimizer", f->optimizer, "with --train: sgd | momentum | adam | adamw (default adam)");

@@ -61,7 +61,7 @@ nlohmann::json ResultJson(const compat::CheckResult& r) {
   return j;
 }
 
-void PrintText(const ir::Model& model, const compat::CheckResult& r) {
+void PrintText(const ir::Model& model, const compat::CheckResult& r, int folded_nodes) {
   std::cout << fmt::format("model    {}   opset {}\ntarget   {} (--soc_version={}, --precision_mode_v2={})\n",
                            model.path, r.opset, r.target, r.soc_version, r.precision_mode_v2);
   std::cout << fmt::format("nodes    {}: aicore {}, aicpu {}, unsupported {}, unknown {}{}\n", r.nodes.size(),
@@ -70,6 +70,10 @@ void PrintText(const ir::Model& model, const compat::CheckResult& r) {
                                ? ""
                                : fmt::format(" ({} inside If / Loop / Scan bodies)", r.summary.in_subgraphs));
   if (!r.opset_error.empty()) std::cout << "opset    " << r.opset_error << "\n";
+  if (folded_nodes > 0) {
+    std::cout << fmt::format("folded   {} shape nodes into constants, as ATC does once --input_shape binds the inputs\n",
+                             folded_nodes);
+  }
   bool header = false;
   for (const auto& n : r.nodes) {
     if (n.verdict == compat::Verdict::kAiCore) continue;
@@ -105,7 +109,8 @@ int RunCheck(const CheckCliOptions& o) {
   }
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
-  auto model = LoadModelWithOptions(o.model);
+  int folded_nodes = 0;
+  auto model = LoadModelWithOptions(o.model, &folded_nodes);
   if (!model.ok()) return ReportError(model.status());
   compat::CheckOptions options;
   options.precision_mode_v2 = o.precision_mode_v2;
@@ -115,6 +120,7 @@ int RunCheck(const CheckCliOptions& o) {
   for (const auto& w : target->warnings) std::cerr << "npugap: warning: " << w << "\n";
 
   nlohmann::json j = ResultJson(*result);
+  j["folded_nodes"] = folded_nodes;
   if (!o.write_static.empty()) {
     compat::StaticModelStats stats;
     auto static_model = compat::MakeStaticModel(*model, &stats);
@@ -136,7 +142,7 @@ int RunCheck(const CheckCliOptions& o) {
   if (o.json)
     std::cout << j.dump(2) << "\n";
   else
-    PrintText(*model, *result);
+    PrintText(*model, *result, folded_nodes);
   return result->clean ? kExitOk : kExitCheckFailed;
 }
 
@@ -147,6 +153,7 @@ Command AddCheckCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("check", "ATC compatibility: per-op AI Core / AI CPU / unsupported, dynamic shapes");
   AddModelOptions(*cmd, options->model);
+  options->model.fold_shapes = true;  // what ATC sees once --input_shape binds the inputs
   AddTargetOption(*cmd, options->target);
   options->batch_option = cmd->get_option("--batch");
   cmd->add_flag("--json", options->json, "print one JSON object");

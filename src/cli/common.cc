@@ -18,13 +18,15 @@ void AddThreadsOption(CLI::App& cmd, int& threads) {
   cmd.add_option("--threads", threads, "worker threads (default: cores)")->check(CLI::PositiveNumber);
 }
 
-Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options) {
+Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options, int* folded_nodes) {
   onnx_import::ImportOptions import;
   for (const auto& text : options.shapes) {
     NPUGAP_ASSIGN_OR_RETURN(auto binding, onnx_import::ParseShapeBinding(text));
     import.input_shapes.push_back(std::move(binding));
   }
   if (options.batch != 0) import.batch = options.batch;
+  import.fold_shape_constants = options.fold_shapes;
+  import.folded_nodes = folded_nodes;
   return onnx_import::LoadModel(options.model_path, import);
 }
 

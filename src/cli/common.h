@@ -22,13 +22,17 @@ struct ModelOptions {
   std::string model_path;
   std::vector<std::string> shapes;  // NAME=DIMS
   int64_t batch = 0;                // 0: not given
+  // Fold shape sub-graphs at import (ImportOptions::fold_shape_constants): the commands that
+  // predict what ATC compiles (analyze, memory, perf MODEL, check) set it.
+  bool fold_shapes = false;
 };
 
 // Adds MODEL, --shape and --batch to a subcommand.
 void AddModelOptions(CLI::App& cmd, ModelOptions& options);
 void AddThreadsOption(CLI::App& cmd, int& threads);
 
-Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options);
+// `folded_nodes`, when set, receives the number of shape nodes folded at import.
+Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options, int* folded_nodes = nullptr);
 
 // --target NAME|FILE for commands that predict for a target; loaded after parsing, like the model.
 struct TargetOptions {

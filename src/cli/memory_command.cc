@@ -316,6 +316,7 @@ Command AddMemoryCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("memory", "device memory: inference plan, training, max batch, allocator replay");
   AddModelOptions(*cmd, options->model);
+  options->model.fold_shapes = true;  // the deployed graph: ATC folds shape sub-graphs
   AddTargetOption(*cmd, options->target);
   cmd->add_flag("--train", options->train, "also the training breakdown");
   cmd->add_option("--optimizer", options->optimizer, "sgd | momentum | adam | adamw (default adam)");

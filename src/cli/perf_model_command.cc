@@ -117,6 +117,7 @@ std::string ChromeTraceJson(const perf::IterationResult& iteration, const std::s
 
 void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& o) {
   cmd.add_option("model", o.model.model_path, "ONNX model file (lowering + iteration model)");
+  o.model.fold_shapes = true;  // the deployed graph: ATC folds shape sub-graphs
   cmd.add_option("--shape", o.model.shapes, "bind an input's shape, NAME=1x3x224x224 (repeatable)");
   cmd.add_option("--batch", o.model.batch, "bind every input's leading symbolic dim to N");
   cmd.add_flag("--train", o.train, "a training step: loss, backward and optimizer kernels");

@@ -20,6 +20,8 @@
 
 #include "npugap/exec/op_table.h"
 #include "npugap/onnx/tensor_proto.h"
+#include "attribute_proto.h"
+#include "fold_constants.h"
 
 namespace npugap::onnx_import {
 namespace fs = std::filesystem;
@@ -285,50 +287,27 @@ class GraphConverter {
     for (const auto& a : np.attribute()) {
       ir::Attribute attr;
       using K = ir::Attribute::Kind;
-      switch (a.type()) {
-        case onnx::AttributeProto::FLOAT: attr.kind = K::kFloat; attr.f = a.f(); break;
-        case onnx::AttributeProto::INT: attr.kind = K::kInt; attr.i = a.i(); break;
-        case onnx::AttributeProto::STRING: attr.kind = K::kString; attr.s = a.s(); break;
-        case onnx::AttributeProto::FLOATS: attr.kind = K::kFloats; attr.floats.assign(a.floats().begin(), a.floats().end()); break;
-        case onnx::AttributeProto::INTS: attr.kind = K::kInts; attr.ints.assign(a.ints().begin(), a.ints().end()); break;
-        case onnx::AttributeProto::STRINGS: attr.kind = K::kStrings; attr.strings.assign(a.strings().begin(), a.strings().end()); break;
-        case onnx::AttributeProto::TENSOR: {
-          attr.kind = K::kTensor;
-          auto t = TensorFromProto(a.t(), model_dir_);
-          if (!t.ok()) return t.status().WithContext(fmt::format("node '{}' attribute '{}'", node.name, a.name()));
-          attr.t = std::move(t).value();
-          break;
-        }
-        case onnx::AttributeProto::TENSORS: {
-          attr.kind = K::kTensors;
-          for (const auto& tp : a.tensors()) {
-            auto t = TensorFromProto(tp, model_dir_);
-            if (!t.ok()) return t.status().WithContext(fmt::format("node '{}' attribute '{}'", node.name, a.name()));
-            attr.tensors.push_back(std::move(t).value());
-          }
-          break;
-        }
-        case onnx::AttributeProto::GRAPH: {
-          attr.kind = K::kGraph;
-          attr.g = std::make_shared<ir::Graph>();
-          NPUGAP_RETURN_IF_ERROR(Convert(a.g(), visible, *attr.g).WithContext(
+      if (a.type() == onnx::AttributeProto::GRAPH) {
+        attr.kind = K::kGraph;
+        attr.g = std::make_shared<ir::Graph>();
+        NPUGAP_RETURN_IF_ERROR(Convert(a.g(), visible, *attr.g).WithContext(
+            fmt::format("node '{}' subgraph '{}'", node.name, a.name())));
+      } else if (a.type() == onnx::AttributeProto::GRAPHS) {
+        attr.kind = K::kGraphs;
+        for (const auto& gp : a.graphs()) {
+          auto sub = std::make_shared<ir::Graph>();
+          NPUGAP_RETURN_IF_ERROR(Convert(gp, visible, *sub).WithContext(
               fmt::format("node '{}' subgraph '{}'", node.name, a.name())));
-          break;
+          attr.graphs.push_back(std::move(sub));
         }
-        case onnx::AttributeProto::GRAPHS: {
-          attr.kind = K::kGraphs;
-          for (const auto& gp : a.graphs()) {
-            auto sub = std::make_shared<ir::Graph>();
-            NPUGAP_RETURN_IF_ERROR(Convert(gp, visible, *sub).WithContext(
-                fmt::format("node '{}' subgraph '{}'", node.name, a.name())));
-            attr.graphs.push_back(std::move(sub));
-          }
-          break;
-        }
-        default:
+      } else {
+        auto plain = ConvertPlainAttribute(a, model_dir_, attr);
+        if (!plain.ok()) return plain.status().WithContext(fmt::format("node '{}' attribute '{}'", node.name, a.name()));
+        if (!*plain) {
           // Sparse tensors and type protos: left out; a kernel that needs them reports it.
           warnings_->push_back(fmt::format("node '{}': attribute '{}' of an unsupported kind ignored", node.name, a.name()));
           continue;
+        }
       }
       node.attributes.emplace(a.name(), std::move(attr));
     }
@@ -418,6 +397,51 @@ Status ParseModelProto(google::protobuf::io::ZeroCopyInputStream& input, onnx::M
   return Status::Ok();
 }
 
+// libonnx shape inference with data propagation, so Shape -> Gather -> Concat -> Reshape chains
+// resolve once inputs are bound. A failure is a warning: the values it did not reach keep
+// symbolic dims, and the analyses that need them say which.
+void InferShapesOrWarn(onnx::ModelProto& proto, std::vector<std::string>& warnings) {
+  try {
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception& e) {
+    warnings.push_back(fmt::format("shape inference stopped: {}", FirstLine(e.what())));
+  }
+}
+
+// Folds the shape sub-graphs (onnx/fold_constants.h) and re-infers shapes after each pass that
+// changed the graph, until a pass folds nothing. Each pass removes nodes, so this ends. Unnamed
+// nodes are named first ("<op_type>_<index>" in the file's order), so that the names in the IR
+// and its messages are those of the unfolded import. Returns the number of nodes folded.
+int FoldShapeSubgraphs(onnx::ModelProto& proto, const std::string& model_dir, std::vector<std::string>& warnings) {
+  onnx::GraphProto& graph = *proto.mutable_graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (graph.node(i).name().empty()) graph.mutable_node(i)->set_name(NodeLabel(graph.node(i), i));
+  }
+  int64_t opset = 0;
+  for (const auto& op : proto.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") opset = op.version();
+  }
+  ShapeFolder folder(model_dir, opset, &warnings);
+  while (folder.Pass(graph) > 0) {
+    // Inferred entries that are not static are dropped so that the new inference can fill them,
+    // and entries of values that are now initializers or gone are dropped with them.
+    std::unordered_set<std::string> produced;
+    for (const auto& n : graph.node()) produced.insert(n.output().begin(), n.output().end());
+    auto* infos = graph.mutable_value_info();
+    for (int i = infos->size(); i-- > 0;) {
+      const auto& vi = infos->Get(i);
+      const bool dynamic = !vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape() ||
+                           std::any_of(vi.type().tensor_type().shape().dim().begin(),
+                                       vi.type().tensor_type().shape().dim().end(),
+                                       [](const auto& d) { return !d.has_dim_value(); });
+      if (!produced.count(vi.name()) || (dynamic && vi.type().has_tensor_type())) infos->DeleteSubrange(i, 1);
+    }
+    InferShapesOrWarn(proto, warnings);
+  }
+  return folder.nodes_folded();
+}
+
 // ModelProto -> IR. The proto is dropped by the caller right after, so at most two copies of the
 // weights (proto and IR) are alive at once.
 Expected<ir::Model> ImportProto(onnx::ModelProto& proto, const std::string& model_dir,
@@ -448,12 +472,9 @@ Expected<ir::Model> ImportProto(onnx::ModelProto& proto, const std::string& mode
   if (options.run_checker) {
     if (auto s = CheckModel(proto, model_dir); !s.ok()) return context(s);
   }
-  try {
-    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception& e) {
-    model.warnings.push_back(fmt::format("shape inference stopped: {}", FirstLine(e.what())));
-  }
+  InferShapesOrWarn(proto, model.warnings);
+  const int folded = options.fold_shape_constants ? FoldShapeSubgraphs(proto, model_dir, model.warnings) : 0;
+  if (options.folded_nodes != nullptr) *options.folded_nodes = folded;
   GraphConverter converter(model_dir, &model.warnings);
   if (auto s = converter.Convert(proto.graph(), {}, model.graph); !s.ok()) return context(s);
   return model;

@@ -1,6 +1,8 @@
 // ONNX → npugap IR. Parses with protobuf, validates with libonnx's checker, binds symbolic
 // input dims from the command line, runs libonnx shape inference (with data propagation, so
-// Shape → Gather → Concat → Reshape chains resolve once inputs are bound), then converts.
+// Shape → Gather → Concat → Reshape chains resolve once inputs are bound), optionally folds the
+// shape sub-graphs that inference alone does not resolve (Range and friends; fold_constants.h),
+// then converts.
 //
 // Opset handling: npugap keeps the model's opset and registers kernels per opset range (see
 // exec/op_table.h) instead of running the version converter, so the IR matches the file the
@@ -24,6 +26,12 @@ struct ImportOptions {
   // --batch N: binds the leading dim of every input whose leading dim is not fixed.
   std::optional<int64_t> batch;
   bool run_checker = true;
+  // Fold the shape sub-graphs once shapes are bound (onnx/fold_constants.h): what ATC does with
+  // --input_shape, so memory, perf and compat see static shapes. Off by default so that `run`,
+  // `info` and the precision comparison see the file's own nodes.
+  bool fold_shape_constants = false;
+  // When set, receives the number of nodes folded into initializers (0 without folding).
+  int* folded_nodes = nullptr;
 };
 
 // Parses "1x3x224x224" (also "1,3,224,224"); error names the text.

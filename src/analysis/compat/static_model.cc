@@ -10,6 +10,7 @@
 #include "npugap/exec/kernel.h"
 #include "npugap/exec/op_table.h"
 #include "npugap/onnx/export.h"
+#include "npugap/onnx/fold_constants.h"
 #include "npugap/onnx/import.h"
 
 namespace npugap::compat {
@@ -19,29 +20,12 @@ bool IsShapeOp(const ir::Node& n) {
   return (n.domain.empty() || n.domain == "ai.onnx") && (n.op_type == "Shape" || n.op_type == "Size");
 }
 
-// Shape / Size from the input's static dims: the input's data is not known and not needed.
-ir::Tensor ShapeOf(const ir::Graph& g, const ir::Node& n) {
-  const ir::Shape dims = *g.values[static_cast<size_t>(n.inputs[0])].type.StaticShape();
-  if (n.op_type == "Size") {
-    int64_t size = 1;
-    for (int64_t d : dims) size *= d;
-    return ir::Tensor::FromVector<int64_t>({}, {size});
-  }
-  // Opset 15 start / end: negative counts from the back, both clamped to [0, rank].
-  const auto rank = static_cast<int64_t>(dims.size());
-  auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-  const int64_t start = clamp(n.GetInt("start", 0));
-  const int64_t end = clamp(n.GetInt("end", rank));
-  std::vector<int64_t> out;
-  for (int64_t i = start; i < end; ++i) out.push_back(dims[static_cast<size_t>(i)]);
-  return ir::Tensor::FromVector<int64_t>({static_cast<int64_t>(out.size())}, out);
-}
-
 // Runs one node's kernel on tensors already known.
 Status EvaluateNode(const ir::Graph& g, const ir::Node& n, int64_t opset,
                     std::unordered_map<int, ir::Tensor>& known) {
   if (IsShapeOp(n)) {
-    known[n.outputs[0]] = ShapeOf(g, n);
+    known[n.outputs[0]] =
+        onnx_import::ShapeOpResult(n, *g.values[static_cast<size_t>(n.inputs[0])].type.StaticShape());
     return Status::Ok();
   }
   const exec::OpRow* row = exec::OpTable::Default().Find(n.domain, n.op_type, opset);
