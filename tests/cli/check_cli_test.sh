@@ -12,8 +12,6 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-py() { /usr/bin/python3 "$@"; }
-
 # --- models -----------------------------------------------------------------
 py - "$TMP" <<'PYEOF'
 import struct, sys
@@ -94,10 +92,6 @@ model("loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, att
 PYEOF
 check "models written" test -s "$TMP/flatten.onnx"
 
-json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
-  py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # --- exit codes and JSON ------------------------------------------------------
 expect_rc "static relu is clean: exit 0" 0 "$NPUGAP" check "$TMP/static.onnx" --target ascend910b2
 "$NPUGAP" check "$TMP/static.onnx" --json > "$TMP/static.json"
@@ -109,9 +103,9 @@ assert d['summary'] == {'aicore': 1, 'aicpu': 0, 'unsupported': 0, 'unknown': 0,
 assert d['deployable'] is True and d['dynamic'] == []
 "
 expect_rc "float64: exit 1" 1 "$NPUGAP" check "$TMP/f64.onnx" --json
-check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable']")" = "aicpu True"
+check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['deployable']")" = "aicpu True"
 expect_rc "custom domain: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --json
-check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['nodes'][0]['error'], d['deployable']")" = "unsupported E19010 False"
+check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['nodes'][0]['error'], j['deployable']")" = "unsupported E19010 False"
 expect_rc "custom domain with a plugin: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain my.ops
 
 # --- custom-op plugins declared in the profile (compiler.custom_ops) -----------------
@@ -122,11 +116,11 @@ json.dump(p, open('$1', 'w'))"
 }
 profile_with "$TMP/plugin.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'aicpu'}]"
 expect_rc "profile plugin on AI CPU: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --json
-check "profile plugin: aicpu, deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable'], 'compiler.custom_ops[0]' in d['nodes'][0]['reason']")" = "aicpu True True"
+check "profile plugin: aicpu, deployable" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['deployable'], 'compiler.custom_ops[0]' in j['nodes'][0]['reason']")" = "aicpu True True"
 expect_rc "--plugin-domain overrides the profile: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --plugin-domain my.ops
 profile_with "$TMP/plugin_other.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Other'], 'engine': 'aicore'}]"
 expect_rc "plugin without the op type: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin_other.json" --json
-check "plugin without the op type: E19010, names what it has" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], 'it has: Other' in d['nodes'][0]['reason']")" = "E19010 True"
+check "plugin without the op type: E19010, names what it has" test "$(json_get "$TMP/out" "j['nodes'][0]['error'], 'it has: Other' in j['nodes'][0]['reason']")" = "E19010 True"
 "$NPUGAP" targets show "$TMP/plugin.json" > "$TMP/show.txt"
 check "targets show lists the plugin" grep -qF "custom-op plugin: domain 'my.ops' (Fancy) on aicpu" "$TMP/show.txt"
 profile_with "$TMP/bad_engine.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'gpu'}]"
@@ -156,9 +150,9 @@ assert d['deployable'] is False
 check "text names the body node" grep -q "unsupported E19010 *loop/body/fancy (my.ops::Fancy)" "$TMP/loop.txt"
 check "text counts the body nodes" grep -q "(3 inside If / Loop / Scan bodies)" "$TMP/loop.txt"
 expect_rc "loop with the plugin: the body op on AI Core" 1 "$NPUGAP" check "$TMP/loop.onnx" --plugin-domain my.ops --json
-check "loop with the plugin: only the Loop itself blocks" test "$(json_get "$TMP/out" "d['summary']['unsupported'], [f['kind'] for f in d['dynamic']]")" = "0 ['control_flow']"
+check "loop with the plugin: only the Loop itself blocks" test "$(json_get "$TMP/out" "j['summary']['unsupported'], [f['kind'] for f in j['dynamic']]")" = "0 ['control_flow']"
 expect_rc "opset 8: exit 1" 1 "$NPUGAP" check "$TMP/opset8.onnx" --json
-check "opset 8 is E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], bool(d['opset_error'])")" = "E19010 True"
+check "opset 8 is E19010" test "$(json_get "$TMP/out" "j['nodes'][0]['error'], bool(j['opset_error'])")" = "E19010 True"
 expect_rc "symbolic batch: exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --json
 check "symbolic batch blocks, with gears as a fix" py -c "
 import json; d=json.load(open('$TMP/out'))
@@ -168,7 +162,7 @@ assert '--dynamic_batch_size' in kinds['symbolic_input']['fix'], kinds
 assert kinds['shape_subgraph']['blocking'] and kinds['shape_subgraph']['nodes'] == ['shape', 'gather', 'concat'], kinds
 "
 expect_rc "bound batch: foldable chain, exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --json
-check "bound batch is deployable" test "$(json_get "$TMP/out" "d['deployable'], [f['blocking'] for f in d['dynamic']]")" = "True [False]"
+check "bound batch is deployable" test "$(json_get "$TMP/out" "j['deployable'], [f['blocking'] for f in j['dynamic']]")" = "True [False]"
 "$NPUGAP" check "$TMP/flatten.onnx" --target ascend310p3 > "$TMP/text.txt"
 check "text report names the target and the fix" grep -q "Ascend310P3.*--dynamic_batch_size\|--dynamic_batch_size" "$TMP/text.txt"
 
@@ -178,7 +172,7 @@ check "write-static writes the model" test -s "$TMP/flat_static.onnx"
 check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=$TMP/flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
 check "no temporary file left" test "$(ls "$TMP" | grep -c 'flat_static.onnx.')" -eq 0
 expect_rc "static model is clean: exit 0" 0 "$NPUGAP" check "$TMP/flat_static.onnx" --json
-check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in d['nodes']]")" = "['Relu', 'Reshape']"
+check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in j['nodes']]")" = "['Relu', 'Reshape']"
 expect_rc "original runs" 0 "$NPUGAP" run "$TMP/flatten.onnx" --batch 2 --seed 7 --save-outputs "$TMP/orig_out"
 expect_rc "static model runs" 0 "$NPUGAP" run "$TMP/flat_static.onnx" --seed 7 --save-outputs "$TMP/static_out"
 # Relu and Reshape are exact, so the saved outputs must be identical byte for byte.
