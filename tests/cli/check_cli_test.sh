@@ -169,7 +169,7 @@ check "text report names the target and the fix" grep -q "Ascend310P3.*--dynamic
 # --- --write-static round trip ------------------------------------------------
 "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --target ascend910b2 --write-static "$TMP/flat_static.onnx" > "$TMP/ws.txt"
 check "write-static writes the model" test -s "$TMP/flat_static.onnx"
-check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=$TMP/flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
+check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
 check "no temporary file left" test "$(ls "$TMP" | grep -c 'flat_static.onnx.')" -eq 0
 expect_rc "static model is clean: exit 0" 0 "$NPUGAP" check "$TMP/flat_static.onnx" --json
 check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in j['nodes']]")" = "['Relu', 'Reshape']"
