@@ -13,59 +13,19 @@ failed=0
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # --- models -----------------------------------------------------------------
-py - "$TMP" <<'PYEOF'
-import struct, sys
+PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
+import sys
+from tiny_onnx import *
 out = sys.argv[1]
 
-def varint(n):
-    n &= (1 << 64) - 1
-    b = bytearray()
-    while True:
-        x = n & 0x7F
-        n >>= 7
-        if n:
-            b.append(x | 0x80)
-        else:
-            b.append(x)
-            return bytes(b)
-
-def key(field, wire): return varint(field << 3 | wire)
-def vint(field, n): return key(field, 0) + varint(n)
-def ld(field, payload):
-    if isinstance(payload, str): payload = payload.encode()
-    return key(field, 2) + varint(len(payload)) + payload
-
-FLOAT, INT64, DOUBLE = 1, 7, 11
-
-def value_info(name, elem, dims):
-    shape = b"".join(ld(1, vint(1, d) if isinstance(d, int) else ld(2, d)) for d in dims)
-    return ld(1, name) + ld(2, ld(1, vint(1, elem) + ld(2, shape)))
-
-def int64_tensor(name, values):
-    return vint(1, len(values)) + vint(2, INT64) + \
-        b"".join(vint(7, v) for v in values) + ld(8, name)
-
-def attr_int(name, v): return ld(1, name) + vint(20, 2) + vint(3, v)
-
-def node(op, ins, outs, name, attrs=b"", domain=""):
-    b = b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op) + attrs
-    if domain: b += ld(7, domain)
-    return b
-
-def model(path, nodes, inputs, outputs, inits=(), opsets=(("", 13),)):
-    g = b"".join(ld(1, n) for n in nodes) + ld(2, "g") + b"".join(ld(5, t) for t in inits)
-    g += b"".join(ld(11, v) for v in inputs) + b"".join(ld(12, v) for v in outputs)
-    m = vint(1, 8) + ld(7, g) + b"".join(ld(8, ld(1, d) + vint(2, v)) for d, v in opsets)
-    open(f"{out}/{path}", "wb").write(m)
-
 relu = [node("Relu", ["x"], ["y"], "relu")]
-model("static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
-model("f64.onnx", relu, [value_info("x", DOUBLE, [2, 3])], [value_info("y", DOUBLE, [2, 3])])
-model("opset8.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])], opsets=(("", 8),))
-model("custom.onnx", [node("Fancy", ["x"], ["y"], "fancy", domain="my.ops")], [value_info("x", FLOAT, [2, 3])],
+model(f"{out}/static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
+model(f"{out}/f64.onnx", relu, [value_info("x", DOUBLE, [2, 3])], [value_info("y", DOUBLE, [2, 3])])
+model(f"{out}/opset8.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])], opsets=(("", 8),))
+model(f"{out}/custom.onnx", [node("Fancy", ["x"], ["y"], "fancy", domain="my.ops")], [value_info("x", FLOAT, [2, 3])],
       [value_info("y", FLOAT, [2, 3])], opsets=(("", 13), ("my.ops", 1)))
 # x[N,3,4] -> Relu -> Reshape(r, Concat(Gather(Shape(r), 0), [12])): the torch.flatten pattern.
-model("flatten.onnx", [
+model(f"{out}/flatten.onnx", [
     node("Relu", ["x"], ["r"], "relu"),
     node("Shape", ["r"], ["s"], "shape"),
     node("Gather", ["s", "zero"], ["n"], "gather"),
@@ -74,8 +34,6 @@ model("flatten.onnx", [
 ], [value_info("x", FLOAT, ["N", 3, 4])], [value_info("y", FLOAT, ["N", 12])],
     inits=[int64_tensor("zero", [0]), int64_tensor("twelve", [12])])
 # y = Loop(3 times) { x = Fancy(Relu(x)) }: the body's nodes need verdicts of their own.
-BOOL = 9
-def attr_graph(name, g): return ld(1, name) + vint(20, 5) + ld(6, g)
 body = b"".join(ld(1, n) for n in [
     node("Relu", ["x_in"], ["r"], "relu"),
     node("Fancy", ["r"], ["x_out"], "fancy", domain="my.ops"),
@@ -85,7 +43,7 @@ body += b"".join(ld(11, v) for v in [value_info("i", INT64, []), value_info("c_i
                                      value_info("x_in", FLOAT, [2, 3])])
 body += b"".join(ld(12, v) for v in [value_info("c_out", BOOL, []), value_info("x_out", FLOAT, [2, 3])])
 body += ld(13, value_info("r", FLOAT, [2, 3]))
-model("loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, attr_graph("body", body)))],
+model(f"{out}/loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, attr_graph("body", body)))],
       [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])],
       inits=[vint(2, INT64) + vint(7, 3) + ld(8, "trip"), vint(2, BOOL) + vint(5, 1) + ld(8, "cond")],
       opsets=(("", 13), ("my.ops", 1)))

@@ -13,40 +13,13 @@ failed=0
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # --- a model and inputs: y = x * 300 (x[3]), written by a tiny protobuf encoder -------------
-py - "$TMP" <<'PYEOF'
+PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
 import struct, sys
+from tiny_onnx import *
 out = sys.argv[1]
 
-def varint(n):
-    n &= (1 << 64) - 1
-    b = bytearray()
-    while True:
-        x = n & 0x7F
-        n >>= 7
-        if n:
-            b.append(x | 0x80)
-        else:
-            b.append(x)
-            return bytes(b)
-
-def key(field, wire): return varint(field << 3 | wire)
-def vint(field, n): return key(field, 0) + varint(n)
-def ld(field, payload):
-    if isinstance(payload, str): payload = payload.encode()
-    return key(field, 2) + varint(len(payload)) + payload
-
-FLOAT = 1
-def value_info(name, dims):
-    shape = b"".join(ld(1, vint(1, d)) for d in dims)
-    return ld(1, name) + ld(2, ld(1, vint(1, FLOAT) + ld(2, shape)))
-def float_tensor(name, values):
-    return vint(1, len(values)) + vint(2, FLOAT) + ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name)
-def node(op, ins, outs, name):
-    return b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op)
-
-g = ld(1, node("Mul", ["x", "k"], ["y"], "mul")) + ld(2, "g") + ld(5, float_tensor("k", [300.0]))
-g += ld(11, value_info("x", [3])) + ld(12, value_info("y", [3]))
-open(f"{out}/scale.onnx", "wb").write(vint(1, 8) + ld(7, g) + ld(8, ld(1, "") + vint(2, 13)))
+model(f"{out}/scale.onnx", [node("Mul", ["x", "k"], ["y"], "mul")], [value_info("x", FLOAT, [3])],
+      [value_info("y", FLOAT, [3])], inits=[float_tensor("k", [300.0])])
 
 def npy(path, values):
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
