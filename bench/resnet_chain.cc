@@ -4,23 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "graph_builder.h"
+
 namespace npugap::bench {
 namespace {
 
-int AddValue(ir::Graph& g, const std::string& name, const ir::Shape& shape) {
-  ir::Value v;
-  v.name = name;
-  std::vector<ir::Dim> dims;
-  for (int64_t d : shape) dims.push_back(ir::Dim::Static(d));
-  v.type = {ir::DType::kFloat32, std::move(dims)};
-  return g.AddValue(std::move(v));
-}
-
 int AddWeight(ir::Graph& g, const std::string& name, const ir::Shape& shape) {
-  const int id = AddValue(g, name, shape);
-  g.values[static_cast<size_t>(id)].is_initializer = true;
-  g.initializers.emplace(id, ir::Tensor::Empty(ir::DType::kFloat32, shape));
-  return id;
+  return AddInitializer(g, name, ir::Tensor::Empty(ir::DType::kFloat32, shape));
 }
 
 }  // namespace
@@ -32,36 +22,29 @@ ir::Model ResNetChain(const ResNetChainSpec& spec) {
   const ir::Shape& act = spec.activation;
   const int64_t channels = act.at(1);
   const int64_t k = spec.kernel_side;
-  int x = AddValue(g, "input", act);
-  g.values[static_cast<size_t>(x)].is_graph_input = true;
-  g.inputs.push_back(x);
+  int x = AddValue(g, "input", ir::DType::kFloat32, act);
+  MarkGraphInput(g, x);
   auto node = [&](const std::string& op, std::vector<int> inputs, int out) {
-    ir::Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op_type = op;
-    n.inputs = std::move(inputs);
-    n.outputs = {out};
+    AddNode(g, op, std::move(inputs), {out});
     if (op == "Conv" && k > 1) {
-      ir::Attribute pads;
+      ir::Attribute& pads = g.nodes.back().attributes["pads"];
       pads.kind = ir::Attribute::Kind::kInts;
       pads.ints = {k / 2, k / 2, k / 2, k / 2};
-      n.attributes["pads"] = pads;
     }
-    g.nodes.push_back(std::move(n));
   };
   for (int i = 0; g.nodes.size() < static_cast<size_t>(spec.nodes); ++i) {
     const std::string p = std::to_string(i);
     const int w = AddWeight(g, "w" + p, {channels, channels, k, k});
-    const int c = AddValue(g, "conv" + p, act);
+    const int c = AddValue(g, "conv" + p, ir::DType::kFloat32, act);
     node("Conv", {x, w}, c);
     std::vector<int> bn_in = {c};
     for (const char* s : {"_scale", "_bias", "_mean", "_var"})
       bn_in.push_back(AddWeight(g, "bn" + p + s, {channels}));
-    const int b = AddValue(g, "bn" + p, act);
+    const int b = AddValue(g, "bn" + p, ir::DType::kFloat32, act);
     node("BatchNormalization", bn_in, b);
     // The block's two last nodes, in either order; the skip joins the block's input x.
-    const int mid = AddValue(g, (spec.relu_before_add ? "relu" : "add") + p, act);
-    const int out = AddValue(g, (spec.relu_before_add ? "add" : "relu") + p, act);
+    const int mid = AddValue(g, (spec.relu_before_add ? "relu" : "add") + p, ir::DType::kFloat32, act);
+    const int out = AddValue(g, (spec.relu_before_add ? "add" : "relu") + p, ir::DType::kFloat32, act);
     if (spec.relu_before_add) {
       node("Relu", {b}, mid);
       node("Add", {mid, x}, out);
@@ -71,8 +54,7 @@ ir::Model ResNetChain(const ResNetChainSpec& spec) {
     }
     x = out;
   }
-  g.values[static_cast<size_t>(x)].is_graph_output = true;
-  g.outputs.push_back(x);
+  MarkGraphOutput(g, x);
   g.RebuildLinks();
   return m;
 }
