@@ -11,61 +11,34 @@
 #include <string>
 #include <vector>
 
+#include "graph_builder.h"
 #include "npugap/analysis/compat/compat.h"
 #include "npugap/ir/graph.h"
 #include "npugap/target/target.h"
 
 namespace {
 
-using npugap::ir::Dim;
+using npugap::bench::AddInitializer;
+using npugap::bench::AddNode;
+using npugap::bench::AddValue;
 using npugap::ir::DType;
 using npugap::ir::Graph;
 using npugap::ir::Model;
-using npugap::ir::Node;
 using npugap::ir::Tensor;
-using npugap::ir::Value;
 
 constexpr int64_t kRows = 8;
 constexpr int64_t kCols = 64;
-
-int AddValue(Graph& g, const std::string& name, DType dtype, std::vector<int64_t> dims) {
-  Value v;
-  v.name = name;
-  v.type.dtype = dtype;
-  std::vector<Dim> d;
-  for (int64_t x : dims) d.push_back(Dim::Static(x));
-  v.type.dims = std::move(d);
-  return g.AddValue(std::move(v));
-}
-
-int AddInitializer(Graph& g, const std::string& name, Tensor t, DType dtype) {
-  std::vector<int64_t> dims(t.shape().begin(), t.shape().end());
-  const int id = AddValue(g, name, dtype, dims);
-  g.values[static_cast<size_t>(id)].is_initializer = true;
-  g.initializers[id] = std::move(t);
-  return id;
-}
-
-void AddNode(Graph& g, const std::string& op, std::vector<int> inputs, std::vector<int> outputs) {
-  Node n;
-  n.name = op + "_" + std::to_string(g.nodes.size());
-  n.op_type = op;
-  n.inputs = std::move(inputs);
-  n.outputs = std::move(outputs);
-  g.nodes.push_back(std::move(n));
-}
 
 Model BuildModel(int blocks) {
   Model m;
   m.opsets[""] = 17;
   Graph& g = m.graph;
   int x = AddValue(g, "x", DType::kFloat32, {kRows, kCols});
-  g.values[static_cast<size_t>(x)].is_graph_input = true;
-  g.inputs.push_back(x);
-  const int w = AddInitializer(g, "w", Tensor::Empty(DType::kFloat32, {kCols, kCols}), DType::kFloat32);
-  const int bias = AddInitializer(g, "b", Tensor::Empty(DType::kFloat32, {kCols}), DType::kFloat32);
-  const int zero = AddInitializer(g, "zero", Tensor::FromVector<int64_t>({1}, {0}), DType::kInt64);
-  const int cols = AddInitializer(g, "cols", Tensor::FromVector<int64_t>({1}, {kCols}), DType::kInt64);
+  npugap::bench::MarkGraphInput(g, x);
+  const int w = AddInitializer(g, "w", Tensor::Empty(DType::kFloat32, {kCols, kCols}));
+  const int bias = AddInitializer(g, "b", Tensor::Empty(DType::kFloat32, {kCols}));
+  const int zero = AddInitializer(g, "zero", Tensor::FromVector<int64_t>({1}, {0}));
+  const int cols = AddInitializer(g, "cols", Tensor::FromVector<int64_t>({1}, {kCols}));
   for (int b = 0; b < blocks; ++b) {
     const std::string p = "b" + std::to_string(b) + "_";
     auto act = [&](const std::string& n) { return AddValue(g, p + n, DType::kFloat32, {kRows, kCols}); };
@@ -88,8 +61,7 @@ Model BuildModel(int blocks) {
     AddNode(g, "Mul", {tr, relu}, {out});
     x = out;
   }
-  g.values[static_cast<size_t>(x)].is_graph_output = true;
-  g.outputs.push_back(x);
+  npugap::bench::MarkGraphOutput(g, x);
   g.RebuildLinks();
   return m;
 }

@@ -13,67 +13,16 @@
 #include "npugap/analysis/memory/planner.h"
 #include "npugap/analysis/memory/replay.h"
 #include "npugap/analysis/memory/training.h"
+#include "resnet_chain.h"
 
 namespace {
 
 namespace mem = npugap::analysis::memory;
 namespace ir = npugap::ir;
 
-constexpr int kNodes = 5000;
-constexpr int64_t kChannels = 64;
-constexpr int64_t kSide = 56;
-
-int AddValue(ir::Graph& g, const std::string& name, ir::Shape shape) {
-  ir::Value v;
-  v.name = name;
-  std::vector<ir::Dim> dims;
-  for (int64_t d : shape) dims.push_back(ir::Dim::Static(d));
-  v.type = {ir::DType::kFloat32, std::move(dims)};
-  return g.AddValue(std::move(v));
-}
-
-int AddWeight(ir::Graph& g, const std::string& name, ir::Shape shape) {
-  const int id = AddValue(g, name, shape);
-  g.values[static_cast<size_t>(id)].is_initializer = true;
-  g.initializers.emplace(id, ir::Tensor::Empty(ir::DType::kFloat32, shape));
-  return id;
-}
-
 // ResNet-style blocks of Conv 1x1 -> BatchNormalization -> Relu -> Add(skip), 4 nodes each.
 ir::Model Chain(int64_t batch) {
-  ir::Model m;
-  ir::Graph& g = m.graph;
-  const ir::Shape act = {batch, kChannels, kSide, kSide};
-  int x = AddValue(g, "input", act);
-  g.values[static_cast<size_t>(x)].is_graph_input = true;
-  g.inputs.push_back(x);
-  auto node = [&](const std::string& op, std::vector<int> inputs, int out) {
-    ir::Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op_type = op;
-    n.inputs = std::move(inputs);
-    n.outputs = {out};
-    g.nodes.push_back(std::move(n));
-  };
-  for (int i = 0; g.nodes.size() < static_cast<size_t>(kNodes); ++i) {
-    const std::string p = std::to_string(i);
-    const int w = AddWeight(g, "w" + p, {kChannels, kChannels, 1, 1});
-    const int c = AddValue(g, "conv" + p, act);
-    node("Conv", {x, w}, c);
-    std::vector<int> bn_in = {c};
-    for (const char* s : {"scale", "bias", "mean", "var"}) bn_in.push_back(AddWeight(g, s + p, {kChannels}));
-    const int b = AddValue(g, "bn" + p, act);
-    node("BatchNormalization", bn_in, b);
-    const int r = AddValue(g, "relu" + p, act);
-    node("Relu", {b}, r);
-    const int a = AddValue(g, "add" + p, act);
-    node("Add", {r, x}, a);
-    x = a;
-  }
-  g.values[static_cast<size_t>(x)].is_graph_output = true;
-  g.outputs.push_back(x);
-  g.RebuildLinks();
-  return m;
+  return npugap::bench::ResNetChain({5000, {batch, 64, 56, 56}, 1, /*relu_before_add=*/true});
 }
 
 void BM_MemoryCommand5000Nodes(benchmark::State& state) {

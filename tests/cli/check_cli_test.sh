@@ -12,62 +12,20 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-py() { /usr/bin/python3 "$@"; }
-
 # --- models -----------------------------------------------------------------
-py - "$TMP" <<'PYEOF'
-import struct, sys
+PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
+import sys
+from tiny_onnx import *
 out = sys.argv[1]
 
-def varint(n):
-    n &= (1 << 64) - 1
-    b = bytearray()
-    while True:
-        x = n & 0x7F
-        n >>= 7
-        if n:
-            b.append(x | 0x80)
-        else:
-            b.append(x)
-            return bytes(b)
-
-def key(field, wire): return varint(field << 3 | wire)
-def vint(field, n): return key(field, 0) + varint(n)
-def ld(field, payload):
-    if isinstance(payload, str): payload = payload.encode()
-    return key(field, 2) + varint(len(payload)) + payload
-
-FLOAT, INT64, DOUBLE = 1, 7, 11
-
-def value_info(name, elem, dims):
-    shape = b"".join(ld(1, vint(1, d) if isinstance(d, int) else ld(2, d)) for d in dims)
-    return ld(1, name) + ld(2, ld(1, vint(1, elem) + ld(2, shape)))
-
-def int64_tensor(name, values):
-    return vint(1, len(values)) + vint(2, INT64) + \
-        b"".join(vint(7, v) for v in values) + ld(8, name)
-
-def attr_int(name, v): return ld(1, name) + vint(20, 2) + vint(3, v)
-
-def node(op, ins, outs, name, attrs=b"", domain=""):
-    b = b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op) + attrs
-    if domain: b += ld(7, domain)
-    return b
-
-def model(path, nodes, inputs, outputs, inits=(), opsets=(("", 13),)):
-    g = b"".join(ld(1, n) for n in nodes) + ld(2, "g") + b"".join(ld(5, t) for t in inits)
-    g += b"".join(ld(11, v) for v in inputs) + b"".join(ld(12, v) for v in outputs)
-    m = vint(1, 8) + ld(7, g) + b"".join(ld(8, ld(1, d) + vint(2, v)) for d, v in opsets)
-    open(f"{out}/{path}", "wb").write(m)
-
 relu = [node("Relu", ["x"], ["y"], "relu")]
-model("static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
-model("f64.onnx", relu, [value_info("x", DOUBLE, [2, 3])], [value_info("y", DOUBLE, [2, 3])])
-model("opset8.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])], opsets=(("", 8),))
-model("custom.onnx", [node("Fancy", ["x"], ["y"], "fancy", domain="my.ops")], [value_info("x", FLOAT, [2, 3])],
+model(f"{out}/static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
+model(f"{out}/f64.onnx", relu, [value_info("x", DOUBLE, [2, 3])], [value_info("y", DOUBLE, [2, 3])])
+model(f"{out}/opset8.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])], opsets=(("", 8),))
+model(f"{out}/custom.onnx", [node("Fancy", ["x"], ["y"], "fancy", domain="my.ops")], [value_info("x", FLOAT, [2, 3])],
       [value_info("y", FLOAT, [2, 3])], opsets=(("", 13), ("my.ops", 1)))
 # x[N,3,4] -> Relu -> Reshape(r, Concat(Gather(Shape(r), 0), [12])): the torch.flatten pattern.
-model("flatten.onnx", [
+model(f"{out}/flatten.onnx", [
     node("Relu", ["x"], ["r"], "relu"),
     node("Shape", ["r"], ["s"], "shape"),
     node("Gather", ["s", "zero"], ["n"], "gather"),
@@ -76,8 +34,6 @@ model("flatten.onnx", [
 ], [value_info("x", FLOAT, ["N", 3, 4])], [value_info("y", FLOAT, ["N", 12])],
     inits=[int64_tensor("zero", [0]), int64_tensor("twelve", [12])])
 # y = Loop(3 times) { x = Fancy(Relu(x)) }: the body's nodes need verdicts of their own.
-BOOL = 9
-def attr_graph(name, g): return ld(1, name) + vint(20, 5) + ld(6, g)
 body = b"".join(ld(1, n) for n in [
     node("Relu", ["x_in"], ["r"], "relu"),
     node("Fancy", ["r"], ["x_out"], "fancy", domain="my.ops"),
@@ -87,16 +43,12 @@ body += b"".join(ld(11, v) for v in [value_info("i", INT64, []), value_info("c_i
                                      value_info("x_in", FLOAT, [2, 3])])
 body += b"".join(ld(12, v) for v in [value_info("c_out", BOOL, []), value_info("x_out", FLOAT, [2, 3])])
 body += ld(13, value_info("r", FLOAT, [2, 3]))
-model("loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, attr_graph("body", body)))],
+model(f"{out}/loop.onnx", [node("Loop", ["trip", "cond", "x"], ["y"], "loop", ld(5, attr_graph("body", body)))],
       [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])],
       inits=[vint(2, INT64) + vint(7, 3) + ld(8, "trip"), vint(2, BOOL) + vint(5, 1) + ld(8, "cond")],
       opsets=(("", 13), ("my.ops", 1)))
 PYEOF
 check "models written" test -s "$TMP/flatten.onnx"
-
-json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
-  py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 
 # --- exit codes and JSON ------------------------------------------------------
 expect_rc "static relu is clean: exit 0" 0 "$NPUGAP" check "$TMP/static.onnx" --target ascend910b2
@@ -109,9 +61,9 @@ assert d['summary'] == {'aicore': 1, 'aicpu': 0, 'unsupported': 0, 'unknown': 0,
 assert d['deployable'] is True and d['dynamic'] == []
 "
 expect_rc "float64: exit 1" 1 "$NPUGAP" check "$TMP/f64.onnx" --json
-check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable']")" = "aicpu True"
+check "float64 relu on AI CPU, still deployable" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['deployable']")" = "aicpu True"
 expect_rc "custom domain: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --json
-check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['nodes'][0]['error'], d['deployable']")" = "unsupported E19010 False"
+check "custom domain unsupported, E19010" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['nodes'][0]['error'], j['deployable']")" = "unsupported E19010 False"
 expect_rc "custom domain with a plugin: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --plugin-domain my.ops
 
 # --- custom-op plugins declared in the profile (compiler.custom_ops) -----------------
@@ -122,11 +74,11 @@ json.dump(p, open('$1', 'w'))"
 }
 profile_with "$TMP/plugin.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'aicpu'}]"
 expect_rc "profile plugin on AI CPU: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --json
-check "profile plugin: aicpu, deployable" test "$(json_get "$TMP/out" "d['nodes'][0]['verdict'], d['deployable'], 'compiler.custom_ops[0]' in d['nodes'][0]['reason']")" = "aicpu True True"
+check "profile plugin: aicpu, deployable" test "$(json_get "$TMP/out" "j['nodes'][0]['verdict'], j['deployable'], 'compiler.custom_ops[0]' in j['nodes'][0]['reason']")" = "aicpu True True"
 expect_rc "--plugin-domain overrides the profile: exit 0" 0 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin.json" --plugin-domain my.ops
 profile_with "$TMP/plugin_other.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Other'], 'engine': 'aicore'}]"
 expect_rc "plugin without the op type: exit 1" 1 "$NPUGAP" check "$TMP/custom.onnx" --target "$TMP/plugin_other.json" --json
-check "plugin without the op type: E19010, names what it has" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], 'it has: Other' in d['nodes'][0]['reason']")" = "E19010 True"
+check "plugin without the op type: E19010, names what it has" test "$(json_get "$TMP/out" "j['nodes'][0]['error'], 'it has: Other' in j['nodes'][0]['reason']")" = "E19010 True"
 "$NPUGAP" targets show "$TMP/plugin.json" > "$TMP/show.txt"
 check "targets show lists the plugin" grep -qF "custom-op plugin: domain 'my.ops' (Fancy) on aicpu" "$TMP/show.txt"
 profile_with "$TMP/bad_engine.json" "p['compiler']['custom_ops'] = [{'domain': 'my.ops', 'op_types': ['Fancy'], 'engine': 'gpu'}]"
@@ -156,9 +108,9 @@ assert d['deployable'] is False
 check "text names the body node" grep -q "unsupported E19010 *loop/body/fancy (my.ops::Fancy)" "$TMP/loop.txt"
 check "text counts the body nodes" grep -q "(3 inside If / Loop / Scan bodies)" "$TMP/loop.txt"
 expect_rc "loop with the plugin: the body op on AI Core" 1 "$NPUGAP" check "$TMP/loop.onnx" --plugin-domain my.ops --json
-check "loop with the plugin: only the Loop itself blocks" test "$(json_get "$TMP/out" "d['summary']['unsupported'], [f['kind'] for f in d['dynamic']]")" = "0 ['control_flow']"
+check "loop with the plugin: only the Loop itself blocks" test "$(json_get "$TMP/out" "j['summary']['unsupported'], [f['kind'] for f in j['dynamic']]")" = "0 ['control_flow']"
 expect_rc "opset 8: exit 1" 1 "$NPUGAP" check "$TMP/opset8.onnx" --json
-check "opset 8 is E19010" test "$(json_get "$TMP/out" "d['nodes'][0]['error'], bool(d['opset_error'])")" = "E19010 True"
+check "opset 8 is E19010" test "$(json_get "$TMP/out" "j['nodes'][0]['error'], bool(j['opset_error'])")" = "E19010 True"
 expect_rc "symbolic batch: exit 1" 1 "$NPUGAP" check "$TMP/flatten.onnx" --json
 check "symbolic batch blocks, with gears as a fix" py -c "
 import json; d=json.load(open('$TMP/out'))
@@ -169,17 +121,17 @@ assert kinds['shape_subgraph']['blocking'] and kinds['shape_subgraph']['nodes'] 
 "
 # Bound, the Shape -> Gather -> Concat chain folds at import as ATC folds it: nothing left to report.
 expect_rc "bound batch: the chain folds, exit 0" 0 "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --json
-check "bound batch is deployable, 3 nodes folded" test "$(json_get "$TMP/out" "d['deployable'], d['dynamic'], d['folded_nodes'], [n['op_type'] for n in d['nodes']]")" = "True [] 3 ['Relu', 'Reshape']"
+check "bound batch is deployable, 3 nodes folded" test "$(json_get "$TMP/out" "j['deployable'], j['dynamic'], j['folded_nodes'], [n['op_type'] for n in j['nodes']]")" = "True [] 3 ['Relu', 'Reshape']"
 "$NPUGAP" check "$TMP/flatten.onnx" --target ascend310p3 > "$TMP/text.txt"
 check "text report names the target and the fix" grep -q "Ascend310P3.*--dynamic_batch_size\|--dynamic_batch_size" "$TMP/text.txt"
 
 # --- --write-static round trip ------------------------------------------------
 "$NPUGAP" check "$TMP/flatten.onnx" --batch 2 --target ascend910b2 --write-static "$TMP/flat_static.onnx" > "$TMP/ws.txt"
 check "write-static writes the model" test -s "$TMP/flat_static.onnx"
-check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=$TMP/flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
+check "write-static prints the ATC command" grep -qF "atc --model=$TMP/flat_static.onnx --framework=5 --output=flat_static --input_shape=\"x:2,3,4\" --soc_version=Ascend910B2 --precision_mode_v2=fp16" "$TMP/ws.txt"
 check "no temporary file left" test "$(ls "$TMP" | grep -c 'flat_static.onnx.')" -eq 0
 expect_rc "static model is clean: exit 0" 0 "$NPUGAP" check "$TMP/flat_static.onnx" --json
-check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in d['nodes']]")" = "['Relu', 'Reshape']"
+check "static model has no Shape node" test "$(json_get "$TMP/out" "[n['op_type'] for n in j['nodes']]")" = "['Relu', 'Reshape']"
 expect_rc "original runs" 0 "$NPUGAP" run "$TMP/flatten.onnx" --batch 2 --seed 7 --save-outputs "$TMP/orig_out"
 expect_rc "static model runs" 0 "$NPUGAP" run "$TMP/flat_static.onnx" --seed 7 --save-outputs "$TMP/static_out"
 # Relu and Reshape are exact, so the saved outputs must be identical byte for byte.

@@ -42,5 +42,12 @@ expect_rc() {  # expect_rc NAME RC COMMAND...: the command exits with RC (stdout
   fi
 }
 
+# Debian's python3 (with torch, onnx and numpy), not whatever python3 comes first on PATH.
+py() { /usr/bin/python3 "$@"; }
+
 # json_true FILE PYTHON-EXPR: the expression over the parsed file (named j) is true.
-json_true() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
+json_true() { py -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+
+# json_get FILE PYTHON-EXPR: prints the expression over the parsed file (named j); a tuple prints
+# space-separated, as print(a, b) does.
+json_get() { py -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }

@@ -12,46 +12,14 @@ failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-py() { /usr/bin/python3 "$@"; }
-json_get() {  # json_get FILE PYTHON-EXPR (d is the object)
-  py -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # --- a model and inputs: y = x * 300 (x[3]), written by a tiny protobuf encoder -------------
-py - "$TMP" <<'PYEOF'
+PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
 import struct, sys
+from tiny_onnx import *
 out = sys.argv[1]
 
-def varint(n):
-    n &= (1 << 64) - 1
-    b = bytearray()
-    while True:
-        x = n & 0x7F
-        n >>= 7
-        if n:
-            b.append(x | 0x80)
-        else:
-            b.append(x)
-            return bytes(b)
-
-def key(field, wire): return varint(field << 3 | wire)
-def vint(field, n): return key(field, 0) + varint(n)
-def ld(field, payload):
-    if isinstance(payload, str): payload = payload.encode()
-    return key(field, 2) + varint(len(payload)) + payload
-
-FLOAT = 1
-def value_info(name, dims):
-    shape = b"".join(ld(1, vint(1, d)) for d in dims)
-    return ld(1, name) + ld(2, ld(1, vint(1, FLOAT) + ld(2, shape)))
-def float_tensor(name, values):
-    return vint(1, len(values)) + vint(2, FLOAT) + ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name)
-def node(op, ins, outs, name):
-    return b"".join(ld(1, i) for i in ins) + b"".join(ld(2, o) for o in outs) + ld(3, name) + ld(4, op)
-
-g = ld(1, node("Mul", ["x", "k"], ["y"], "mul")) + ld(2, "g") + ld(5, float_tensor("k", [300.0]))
-g += ld(11, value_info("x", [3])) + ld(12, value_info("y", [3]))
-open(f"{out}/scale.onnx", "wb").write(vint(1, 8) + ld(7, g) + ld(8, ld(1, "") + vint(2, 13)))
+model(f"{out}/scale.onnx", [node("Mul", ["x", "k"], ["y"], "mul")], [value_info("x", FLOAT, [3])],
+      [value_info("y", FLOAT, [3])], inits=[float_tensor("k", [300.0])])
 
 def npy(path, values):
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
@@ -66,22 +34,22 @@ M="$TMP/scale.onnx"
 
 # --- plain FP32 and emulated runs ---------------------------------------------------------
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --json > "$TMP/fp32.json"
-check "fp32 run has no precision section" test "$(json_get "$TMP/fp32.json" "'precision' in d")" = False
-check "fp32 max is 90000" test "$(json_get "$TMP/fp32.json" "d['outputs'][0]['max']")" = 90000.0
+check "fp32 run has no precision section" test "$(json_get "$TMP/fp32.json" "'precision' in j")" = False
+check "fp32 max is 90000" test "$(json_get "$TMP/fp32.json" "j['outputs'][0]['max']")" = 90000.0
 
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910 --precision-mode force_fp16 --json > "$TMP/sat.json"
-check "910 saturates to 65504" test "$(json_get "$TMP/sat.json" "d['outputs'][0]['max']")" = 65504.0
-check "910 overflow mode" test "$(json_get "$TMP/sat.json" "d['precision']['overflow']")" = saturation
-check "910 counts saturated values" test "$(json_get "$TMP/sat.json" "d['precision']['rounding']['saturated']")" = 2
-check "mode reported" test "$(json_get "$TMP/sat.json" "d['precision']['precision_mode']")" = force_fp16
+check "910 saturates to 65504" test "$(json_get "$TMP/sat.json" "j['outputs'][0]['max']")" = 65504.0
+check "910 overflow mode" test "$(json_get "$TMP/sat.json" "j['precision']['overflow']")" = saturation
+check "910 counts saturated values" test "$(json_get "$TMP/sat.json" "j['precision']['rounding']['saturated']")" = 2
+check "mode reported" test "$(json_get "$TMP/sat.json" "j['precision']['precision_mode']")" = force_fp16
 
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/inf.json"
-check "910B overflows to inf" test "$(json_get "$TMP/inf.json" "d['outputs'][0]['non_finite']")" = 2
-check "910B counts inf" test "$(json_get "$TMP/inf.json" "d['precision']['rounding']['inf_nan']")" = 2
+check "910B overflows to inf" test "$(json_get "$TMP/inf.json" "j['outputs'][0]['non_finite']")" = 2
+check "910B counts inf" test "$(json_get "$TMP/inf.json" "j['precision']['rounding']['inf_nan']")" = 2
 
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode fp16 --overflow saturation \
   --no-fusion --json > "$TMP/over.json"
-check "--overflow saturation on 910B" test "$(json_get "$TMP/over.json" "d['outputs'][0]['max']")" = 65504.0
+check "--overflow saturation on 910B" test "$(json_get "$TMP/over.json" "j['outputs'][0]['max']")" = 65504.0
 
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 > "$TMP/text.out"
 check "text names the framework default mode" grep -q "precision mode must_keep_origin_dtype" "$TMP/text.out"
@@ -91,30 +59,30 @@ check "text has rounding counts" grep -q "^rounding: " "$TMP/text.out"
 printf 'mul\nnot_a_node\n' > "$TMP/keep.cfg"
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --keep-dtype "$TMP/keep.cfg" \
   --json > "$TMP/keep.json" 2> "$TMP/keep.err"
-check "keep_dtype keeps fp32" test "$(json_get "$TMP/keep.json" "d['outputs'][0]['max']")" = 90000.0
+check "keep_dtype keeps fp32" test "$(json_get "$TMP/keep.json" "j['outputs'][0]['max']")" = 90000.0
 check "keep_dtype warning names the line" grep -q "keep.cfg:2: 'not_a_node'" "$TMP/keep.err"
 
 # --modify-mixlist: Mul to the black list keeps it fp32 in a mixed mode.
 printf '{"black-list": {"to-add": ["Mul"]}}\n' > "$TMP/mix.json"
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode mixed_float16 \
   --modify-mixlist "$TMP/mix.json" --json > "$TMP/mix.out"
-check "mixlist black keeps fp32" test "$(json_get "$TMP/mix.out" "d['outputs'][0]['max']")" = 90000.0
+check "mixlist black keeps fp32" test "$(json_get "$TMP/mix.out" "j['outputs'][0]['max']")" = 90000.0
 
 # NaN / Inf inputs: reported, exit 0.
 expect_rc "nan inputs run" 0 "$NPUGAP" run "$M" --inputs "$TMP/nan.npy" --target ascend910 --precision-mode force_fp16
 check "nan inputs reported in text" grep -q "inputs: 2 NaN/Inf values" "$TMP/out"
 "$NPUGAP" run "$M" --inputs "$TMP/nan.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/nan.json"
-check "nan inputs reported in json" test "$(json_get "$TMP/nan.json" "d['inputs_non_finite']")" = 2
+check "nan inputs reported in json" test "$(json_get "$TMP/nan.json" "j['inputs_non_finite']")" = 2
 
 # --op-select-implmode and --cube-accumulator-bits: reported; the accumulator model is off by default.
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 --json > "$TMP/acc0.json"
-check "accumulator off by default" test "$(json_get "$TMP/acc0.json" "d['precision']['cube_accumulator_bits']")" = None
+check "accumulator off by default" test "$(json_get "$TMP/acc0.json" "j['precision']['cube_accumulator_bits']")" = None
 check "implmode default high_performance" \
-  test "$(json_get "$TMP/acc0.json" "d['precision']['op_select_implmode']")" = high_performance
+  test "$(json_get "$TMP/acc0.json" "j['precision']['op_select_implmode']")" = high_performance
 "$NPUGAP" run "$M" --inputs "$TMP/big.npy" --target ascend910b2 --precision-mode force_fp16 \
   --cube-accumulator-bits 23 --op-select-implmode high_precision --json > "$TMP/acc23.json"
-check "accumulator bits reported" test "$(json_get "$TMP/acc23.json" "d['precision']['cube_accumulator_bits']")" = 23
-check "implmode reported" test "$(json_get "$TMP/acc23.json" "d['precision']['op_select_implmode']")" = high_precision
+check "accumulator bits reported" test "$(json_get "$TMP/acc23.json" "j['precision']['cube_accumulator_bits']")" = 23
+check "implmode reported" test "$(json_get "$TMP/acc23.json" "j['precision']['op_select_implmode']")" = high_precision
 
 # --- bad input: one line, exit 2 ---------------------------------------------------------
 expect_error "unknown mode lists the valid ones" "valid: force_fp32" \

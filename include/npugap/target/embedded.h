@@ -1,5 +1,5 @@
 // The built-in target profiles, compiled into the binary from data/targets/*.json by
-// cmake/EmbedTargets.cmake, so that they are found from any working directory after install.
+// cmake/EmbedJsonFiles.cmake, so that they are found from any working directory after install.
 #pragma once
 
 #include <cstddef>

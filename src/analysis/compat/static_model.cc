@@ -186,7 +186,11 @@ std::string AtcCommandLine(const ir::Model& model, const target::Target& target,
     }
   }
   const std::string soc = target.compiler ? target.compiler->soc_version.value : std::string("?");
-  const std::string stem = std::filesystem::path(model_path).replace_extension().string();
+  // --output is the offline model's path without its .om suffix, which ATC appends. The model's
+  // stem alone writes the .om into the folder atc runs in, as the ATC samples do
+  // (`--model=resnet50.onnx ... --output=resnet50`), not next to the ONNX file, whose folder may
+  // be a shared or read-only model store.
+  const std::string stem = std::filesystem::path(model_path).stem().string();
   return fmt::format(
       "atc --model={} --framework=5 --output={} --input_shape=\"{}\" --soc_version={} --precision_mode_v2={}",
       model_path, stem, shapes, soc, precision_mode_v2);

@@ -1,4 +1,4 @@
-// data/precision/*.json as compiled into the binary (cmake/EmbedPrecisionData.cmake).
+// data/precision/*.json as compiled into the binary (cmake/EmbedJsonFiles.cmake).
 #pragma once
 
 #include <cstddef>

@@ -94,8 +94,21 @@ TEST(StaticModelTest, AtcCommandLineTakesItsValuesFromTheProfile) {
   const std::string cmd =
       AtcCommandLine(Import(FlattenModel(), bound), testing::Target("ascend310p3"), "out/model.onnx", "fp16");
   EXPECT_EQ(cmd,
-            "atc --model=out/model.onnx --framework=5 --output=out/model --input_shape=\"x:2,3,4\" "
+            "atc --model=out/model.onnx --framework=5 --output=model --input_shape=\"x:2,3,4\" "
             "--soc_version=Ascend310P3 --precision_mode_v2=fp16");
+}
+
+// The .om goes where atc runs, named after the model: only the last extension is dropped, and a
+// model path without a folder or an extension is kept as it is.
+TEST(StaticModelTest, AtcOutputIsTheModelsStemInTheCurrentDirectory) {
+  onnx_import::ImportOptions bound;
+  bound.batch = 2;
+  const ir::Model m = Import(FlattenModel(), bound);
+  const target::Target t = testing::Target("ascend910b2");
+  EXPECT_NE(AtcCommandLine(m, t, "/models/resnet50.v2.onnx", "fp16").find(" --output=resnet50.v2 "),
+            std::string::npos);
+  EXPECT_NE(AtcCommandLine(m, t, "bert", "fp16").find(" --output=bert "), std::string::npos);
+  EXPECT_EQ(AtcCommandLine(m, t, "../a/b.onnx", "fp16").find("--output=../"), std::string::npos);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ Expected<ir::Model> MakeStaticModel(const ir::Model& model, StaticModelStats* st
 
 // `atc --model=PATH --framework=5 --output=STEM --input_shape=... --soc_version=...
 // --precision_mode_v2=...` for a model whose inputs are static; values from the target profile.
+// STEM is PATH's file name without its extension: the .om lands in the current directory.
 std::string AtcCommandLine(const ir::Model& model, const target::Target& target,
                            const std::string& model_path, const std::string& precision_mode_v2);
 
