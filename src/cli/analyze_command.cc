@@ -277,9 +277,9 @@ int RunAnalyze(const AnalyzeFlags& f) {
   // --dev-batch: the model again at the dev environment's batch (same check as --batch).
   std::optional<ir::Model> dev_model;
   if (f.given("--dev-batch") && f.dev_batch != (f.given("--batch") ? f.model.batch : 0)) {
-    ModelOptions at = f.model;
-    at.batch = f.dev_batch;
-    auto m = LoadModelWithOptions(at);
+    auto at = AtBatch(f.model, f.dev_batch);
+    if (!at.ok()) return ReportError(at.status().WithContext("--dev-batch"));
+    auto m = LoadModelWithOptions(*at);
     if (!m.ok()) return ReportError(m.status().WithContext("--dev-batch"));
     if (Status s = CheckBatchBound(*m, f.dev_batch, "--dev-batch"); !s.ok()) return ReportError(s);
     dev_model = std::move(*m);
@@ -320,9 +320,8 @@ int RunAnalyze(const AnalyzeFlags& f) {
   if (f.given("--max-slowdown")) options.max_slowdown = f.max_slowdown;
   analysis::perf::IterationResult timeline;
   if (!f.trace_path.empty()) options.deploy_timeline = &timeline;
-  options.load_at_batch = [&f](int64_t batch) {
-    ModelOptions at = f.model;
-    at.batch = batch;
+  options.load_at_batch = [&f](int64_t batch) -> Expected<ir::Model> {
+    NPUGAP_ASSIGN_OR_RETURN(ModelOptions at, AtBatch(f.model, batch));
     return LoadModelWithOptions(at);
   };
   if (tty) options.progress = DrawProgress;

@@ -2,6 +2,9 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "npugap/exec/parallel.h"
 #include "npugap/onnx/import.h"
 
@@ -28,6 +31,28 @@ Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options, int* folde
   import.fold_shape_constants = options.fold_shapes;
   import.folded_nodes = folded_nodes;
   return onnx_import::LoadModel(options.model_path, import);
+}
+
+Expected<ModelOptions> AtBatch(const ModelOptions& options, int64_t batch) {
+  ModelOptions at = options;
+  at.batch = batch;
+  std::vector<std::pair<std::string, ir::Shape>> bindings;
+  for (const auto& text : options.shapes) {
+    NPUGAP_ASSIGN_OR_RETURN(auto binding, onnx_import::ParseShapeBinding(text));
+    bindings.push_back(std::move(binding));
+  }
+  int64_t current = options.batch;
+  for (const auto& [name, dims] : bindings) {
+    if (current > 0) break;
+    if (!dims.empty()) current = dims[0];
+  }
+  if (current <= 0) return at;
+  at.shapes.clear();
+  for (auto& [name, dims] : bindings) {
+    if (!dims.empty() && dims[0] == current) dims[0] = batch;
+    at.shapes.push_back(fmt::format("{}={}", name, fmt::join(dims, "x")));
+  }
+  return at;
 }
 
 void AddTargetOption(CLI::App& cmd, TargetOptions& options) {

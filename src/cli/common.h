@@ -31,6 +31,13 @@ struct ModelOptions {
 void AddModelOptions(CLI::App& cmd, ModelOptions& options);
 void AddThreadsOption(CLI::App& cmd, int& threads);
 
+// The same model options at another batch: --batch becomes `batch`, and every --shape binding
+// whose leading dim is the current batch (--batch, or else the first binding's leading dim) gets
+// `batch` there too. Without this a model bound only by --shape (a transformer's input_ids=8x128)
+// imports at the same shapes for every batch, and the largest-batch search and --dev-batch see a
+// fixed batch.
+Expected<ModelOptions> AtBatch(const ModelOptions& options, int64_t batch);
+
 // `folded_nodes`, when set, receives the number of shape nodes folded at import.
 Expected<ir::Model> LoadModelWithOptions(const ModelOptions& options, int* folded_nodes = nullptr);
 

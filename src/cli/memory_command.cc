@@ -128,9 +128,9 @@ int RunMemory(const MemoryOptions& o) {
   const int64_t batch = ModelBatch(g, *shapes, o.model.batch);
 
   // Shapes at other batches: a second import at twice the batch tells which dims scale.
-  ModelOptions twice = o.model;
-  twice.batch = batch * 2;
-  auto model2 = LoadModelWithOptions(twice);
+  auto twice = AtBatch(o.model, batch * 2);
+  if (!twice.ok()) return ReportError(twice.status());
+  auto model2 = LoadModelWithOptions(*twice);
   if (!model2.ok()) return ReportError(model2.status());
   auto shapes2 = ShapesOf(*model2, o.run_shapes);
   if (!shapes2.ok()) return ReportError(shapes2.status().WithContext(model->path));

@@ -20,6 +20,7 @@ std::string SuggestCommand(const ir::Model& model, const target::Target& target,
   std::string cmd = fmt::format("npugap precision {} --target {}", model.path, target.name);
   if (o.batch > 0) cmd += fmt::format(" --batch {}", o.batch);
   cmd += " --precision-mode " + mode;
+  if (!o.op_select_implmode.empty()) cmd += " --op-select-implmode " + o.op_select_implmode;
   if (o.inputs_given) {
     cmd += " --inputs ...";
   } else {

@@ -33,6 +33,16 @@ for spec in "$BERT --shape input_ids=8,128" "$GPT2 --shape input_ids=8,128" "$VI
     "j['memory']['metrics'] and j['perf']['metrics'] and not j['compat']['cause']"
 done
 
+# --- a batch rebinds the --shape bindings' leading dim (cli::AtBatch) ---------------------------
+# Bound only by --shape, the largest-batch search and --dev-batch import the model at other batches:
+# input_ids=8x128 becomes 16x128 (search) and 4x128 (dev), so neither sees a fixed batch.
+check "bert: largest batch searched (beyond the analysed 8)" json_true "$TMP/bert_encoder_op17.json" \
+  "j['memory']['metrics']['max_batch']['value'] > 8"
+expect_rc "bert: analyze --dev-batch 4 runs" 0 "$NPUGAP" analyze "$BERT" --target ascend910b2 --shape input_ids=8,128 \
+  --dev-batch 4 --skip precision --json "$TMP/bert_dev4.json"
+check "bert --dev-batch 4: cpu-dev runs 4 x 128 tokens, in less time than 8 x 128" json_true "$TMP/bert_dev4.json" \
+  "j['config']['dev_batch'] == 4 and j['perf']['metrics']['dev_ms']['value'] < json.load(open('$TMP/bert_encoder_op17.json'))['perf']['metrics']['dev_ms']['value']"
+
 # --- memory, perf MODEL and check on bert with bound shapes ---------------------------------------
 expect_rc "bert: memory runs" 0 "$NPUGAP" memory "$BERT" --target ascend910b2 --shape input_ids=8,128 --json
 check "bert: memory plans a positive activation peak" json_true "$TMP/out" "j['activation_peak_bytes'] > 0"
