@@ -2,6 +2,10 @@
 // of collectives, recorded from the simulator before its speed work (commit 52b043f). The speed
 // changes must not move a single bit of the result; a deliberate change of the model re-records
 // them (NPUGAP_PRINT_PINS=1 prints the current values in this file's format).
+// The times were recorded from the Release build (-O2 -march=x86-64-v3), where GCC contracts a * b + c
+// into FMAs; the sanitizer build (-O1) does not contract, which moves the last bits of some times.
+// The Release build must reproduce the pins bit for bit; other builds within 1e-12 relative (the
+// solve counts, which any change of event order would move, stay exact everywhere).
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,6 +16,14 @@
 
 namespace npugap::comm {
 namespace {
+
+// The build the pins were recorded with: optimised at -O2 or above (GCC defines __OPTIMIZE__ from -O1
+// on, so the sanitizer build is told apart by ASan's own macro).
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+constexpr bool kBitExactBuild = false;
+#else
+constexpr bool kBitExactBuild = true;
+#endif
 
 struct Pin {
   const char* name;
@@ -161,7 +173,11 @@ TEST(CommFlowPins, SimulatedTimesAreBitIdenticalToTheRecordedOnes) {
     auto r = SimulateCollective(p.cluster, p.ranks, spec, o);
     ASSERT_TRUE(r.ok()) << p.name << ": " << r.status().message();
     if (print) std::printf("%s %a %lld\n", p.name, r->time_s, static_cast<long long>(r->solves));
-    EXPECT_EQ(r->time_s, p.time_s) << p.name;
+    if (kBitExactBuild) {
+      EXPECT_EQ(r->time_s, p.time_s) << p.name;
+    } else {
+      EXPECT_NEAR(r->time_s, p.time_s, 1e-12 * p.time_s) << p.name;
+    }
     EXPECT_EQ(r->solves, p.solves) << p.name;
   }
 }
