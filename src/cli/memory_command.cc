@@ -161,16 +161,7 @@ int RunMemory(const MemoryOptions& o) {
     training = *t;
   }
   const mem::Budget budget{target->memory.device.value, target->memory.reserve.value};
-  // No batch can need less than its inputs, which bounds the search.
-  int64_t input_bytes_per_sample = 1;
-  for (int v : g.inputs) {
-    const auto& s = (*shapes)[static_cast<size_t>(v)];
-    if (!s) continue;
-    int64_t n = static_cast<int64_t>(ir::DTypeSize(g.values[static_cast<size_t>(v)].type.dtype));
-    for (int64_t d : *s) n *= d;
-    input_bytes_per_sample += n / std::max<int64_t>(batch, 1);
-  }
-  const int64_t limit = std::max<int64_t>(1, budget.available() / input_bytes_per_sample);
+  const int64_t limit = mem::BatchSearchLimit(g, *shapes, batch, budget);
   std::optional<int64_t> max_batch, train_max_batch;
   if (rebindable) {
     auto fits_inference = [&](int64_t b) -> Expected<bool> {

@@ -91,16 +91,7 @@ Expected<MemoryFacts> MemoryFactsOf(const ir::Model& model, const target::Target
     f.max_batch_note = "the model's batch is fixed in the file; re-export it with a symbolic batch";
     return f;
   }
-  // No batch needs less than its inputs, which bounds the search.
-  int64_t input_bytes_per_sample = 1;
-  for (int v : g.inputs) {
-    const auto& s = shapes[static_cast<size_t>(v)];
-    if (!s) continue;
-    auto n = static_cast<int64_t>(ir::DTypeSize(g.values[static_cast<size_t>(v)].type.dtype));
-    for (int64_t d : *s) n *= d;
-    input_bytes_per_sample += n / std::max<int64_t>(batch, 1);
-  }
-  const int64_t limit = std::max<int64_t>(1, f.budget.available() / input_bytes_per_sample);
+  const int64_t limit = mem::BatchSearchLimit(g, shapes, batch, f.budget);
   auto fits = [&](int64_t b) -> Expected<bool> {
     NPUGAP_ASSIGN_OR_RETURN(auto s, scaling->At(b));
     if (o.train) {

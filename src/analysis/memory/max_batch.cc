@@ -1,6 +1,21 @@
 #include "npugap/analysis/memory/max_batch.h"
 
+#include <algorithm>
+
 namespace npugap::analysis::memory {
+
+int64_t BatchSearchLimit(const ir::Graph& graph, const ShapeMap& shapes, int64_t batch,
+                         const Budget& budget) {
+  int64_t input_bytes_per_sample = 1;
+  for (int v : graph.inputs) {
+    const auto& s = shapes[static_cast<size_t>(v)];
+    if (!s) continue;
+    auto n = static_cast<int64_t>(ir::DTypeSize(graph.values[static_cast<size_t>(v)].type.dtype));
+    for (int64_t d : *s) n *= d;
+    input_bytes_per_sample += n / std::max<int64_t>(batch, 1);
+  }
+  return std::max<int64_t>(1, budget.available() / input_bytes_per_sample);
+}
 
 Expected<int64_t> LargestFittingBatch(const std::function<Expected<bool>(int64_t)>& fits, int64_t limit) {
   if (limit < 1) return int64_t{0};

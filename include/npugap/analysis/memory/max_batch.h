@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <functional>
 
+#include "npugap/analysis/memory/shapes.h"
 #include "npugap/base/status.h"
+#include "npugap/ir/graph.h"
 
 namespace npugap::analysis::memory {
 
@@ -15,6 +17,10 @@ struct Budget {
   int64_t reserve_bytes = 0;
   int64_t available() const { return device_bytes - reserve_bytes; }
 };
+
+// Upper bound of the batch search: no batch needs less than its inputs, so the budget over the
+// graph inputs' bytes per sample (at `shapes`, analysed at `batch`; at least 1).
+int64_t BatchSearchLimit(const ir::Graph& graph, const ShapeMap& shapes, int64_t batch, const Budget& budget);
 
 // Largest b in [1, limit] with fits(b), assuming fits is monotone (more batch never needs less
 // memory). 0 when batch 1 does not fit; `limit` when even that fits. Errors from `fits` propagate.
