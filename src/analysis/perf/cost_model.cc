@@ -125,6 +125,8 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
 
   MoveTimes move = MoveTime(in_bytes, out_bytes, 1, target);  // one core; divided below
   double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
+  std::optional<CubeTimes> cube;
+  double extra_moves = 0;  // seconds of MTE2 + MTE3 for the operands the cube does not read or write
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
@@ -135,7 +137,13 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     }
     // The cube is tiled over whole cores; a folded block_dim still uses at most `physical`.
     const int cube_cores = static_cast<int>(std::min<double>(std::max(1.0, cores), physical));
+    // A vector part after the cube in the kernel's name consumes the cube's output (FusionOp_
+    // MatMul_GeLU): unless it is a product, which scales each partial sum alike, it needs whole
+    // sums, so k is not split over cores.
+    const auto after = std::find(parts.begin(), parts.end(), *cube_part) + 1;
+    shape->split_k = std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
     const CubeTimes ct = CubeTime(*shape, cube_cores, target);
+    cube = ct;
     c.cube_us = 1e6 * ct.compute;
     // Operands the cube does not read or write (a fused mask, a second output, BN sums) go
     // through the vector path: MTE2 shares the load side, MTE3 is beside FixPipe on the store side.
@@ -144,6 +152,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     const MoveTimes xt = MoveTime(extra / 2, extra - extra / 2, cube_cores, target);
     load = ct.load + xt.load;
     store = std::max(ct.store, xt.store);
+    extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
   if (!moves_only && vector_ops.Total() > 0) {
@@ -155,13 +164,21 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
-  const double busiest = std::max({c.cube_us, c.vector_us, c.memory_us});
+  double busiest = std::max({c.cube_us, c.vector_us, c.memory_us});
+  if (cube) {
+    // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
+    // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs.
+    const double path = cube->serial ? 1e6 * (cube->critical + extra_moves) + c.vector_us
+                                     : std::max(1e6 * cube->critical, c.vector_us);
+    busiest = std::max({path, 1e6 * hbm, c.memory_us * (cube->serial ? 0 : 1)});
+  }
   c.time_us = c.overhead_us + busiest;
+  const double largest = std::max({c.cube_us, c.vector_us, c.memory_us});
   if (busiest <= c.overhead_us)
     c.bound = Bound::kLatency;
-  else if (busiest == c.cube_us)
+  else if (largest == c.cube_us)
     c.bound = Bound::kCube;
-  else if (busiest == c.vector_us)
+  else if (largest == c.vector_us)
     c.bound = Bound::kVector;
   else
     c.bound = Bound::kMemory;

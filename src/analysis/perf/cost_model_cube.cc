@@ -1,6 +1,6 @@
 // The cube side of the cost model: the matrix view of matmul and convolution kernels from their
-// device-format operands, padded to the fractal, and the time of the cube and of its operand
-// traffic, tiled over the cores (docs/perf.md "Cube").
+// device-format operands, padded to the fractal (docs/perf.md "Cube"). Its time, tiled over the
+// cores and the on-chip buffers, is in cost_model_cube_time.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -150,8 +150,13 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
     return n > 0 ? std::max<int64_t>(1, StoredBytes(op, 1, true) / n) : ItemSize(op.dtype);
   };
   if (!kernel.inputs.empty()) s.in_bytes = item(kernel.inputs[0]);
-  // L0C holds fp32 sums; FixPipe writes C in its labelled type (fp16 or fp32).
-  if (!kernel.outputs.empty()) s.out_bytes = ItemSize(kernel.outputs[0].dtype);
+  // L0C holds fp32 sums; C is written in its labelled type, as stored: a float32 label in an NZ
+  // block of 16 is fp16 (the vector kernels' rule), an NC1HWC0 label stands.
+  if (!kernel.outputs.empty()) {
+    const Operand& c = kernel.outputs[0];
+    const int64_t n = Elements(c);
+    s.out_bytes = n > 0 ? std::max<int64_t>(1, StoredBytes(c, 1, false) / n) : ItemSize(c.dtype);
+  }
   // A matmul the graph keeps in fp32 (A and C labelled float32) has no fp32 cube on a target
   // whose cube takes fp16 / int8 only: it runs as several fp16 passes (kernel.fp32_matmul_passes).
   // Convolutions have fp16 kernels only, so their float32 labels are the graph's (docs/perf.md).
@@ -172,62 +177,6 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
     s.n = RoundUp(s.n, f->second.value[2]);
   }
   return s;
-}
-
-CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) {
-  CubeTimes t;
-  const double clock = target.compute.clock.value;
-  const auto rate = target.compute.cube.find(s.in_dtype);
-  const double macs_per_cycle = rate != target.compute.cube.end() ? rate->second.macs_per_cycle.value : 0;
-  const int64_t in_bytes = s.in_bytes;
-  const int64_t out_bytes = s.out_bytes;
-  // One core's output tile fills L0C with fp32 (int32) partial sums: 128 KiB -> 128 x 256.
-  const int64_t l0c = target.buffers.l0c ? target.buffers.l0c->value : 128 * 1024;
-  const int64_t tile_m = std::max<int64_t>(16, RoundUp(static_cast<int64_t>(std::sqrt(l0c / 4 / 2.0)), 16));
-  const int64_t tile_n = std::max<int64_t>(16, l0c / 4 / tile_m / 16 * 16);
-  const int64_t tiles = s.batch * ((s.m + tile_m - 1) / tile_m) * ((s.n + tile_n - 1) / tile_n);
-  const int n = std::max(cores, 1);
-  // Fewer tiles than cores: k is split over the idle cores (partial sums added atomically), down
-  // to k chunks of 4 fractals.
-  int64_t k_split = 1;
-  if (tiles < n) k_split = std::clamp<int64_t>(n / tiles, 1, std::max<int64_t>(1, s.k / 64));
-  const int64_t units = tiles * k_split;
-  const int64_t waves = (units + n - 1) / n;  // the busiest core's units: the tail effect
-  const double macs = static_cast<double>(s.batch) * s.m * s.n * s.k;
-  const double unit_macs = macs / static_cast<double>(units);
-  if (macs_per_cycle > 0)
-    t.compute = s.passes * static_cast<double>(waves) * unit_macs / (macs_per_cycle * clock);
-
-  // Operand traffic of the busiest core, wave by wave: each unit loads its A rows and B columns
-  // over its k chunk. The tiles of one wave run in lock-step over k and share row and column
-  // panels: a wave laid out as an r x c grid of tiles reads (r tm + c tn) k distinct bytes from
-  // HBM (GM -> L1, split over the cores); every other byte it loads is a re-read that L2 serves
-  // (L2 -> L1). When A and B fit in L2 together, only the first wave reads HBM.
-  const double um = std::min<double>(tile_m, s.m), un = std::min<double>(tile_n, s.n);
-  const double uk = static_cast<double>(s.k) / static_cast<double>(k_split);
-  const int64_t m_tiles = (s.m + tile_m - 1) / tile_m, n_tiles = (s.n + tile_n - 1) / tile_n;
-  const int64_t active = std::min<int64_t>(units, n);
-  const int64_t r = std::min<int64_t>(m_tiles, static_cast<int64_t>(std::ceil(std::sqrt(active))));
-  const int64_t cgrid = std::min<int64_t>(n_tiles, (active + r - 1) / r);
-  const double am = 1.0 / s.a_expand, bn = 1.0 / s.b_expand;  // bytes read per matrix element
-  const double unique = static_cast<double>(s.batch) * (s.m * am + s.n * bn) * s.k * in_bytes;
-  const double per_core_wave = (um * am + un * bn) * uk * in_bytes;
-  const double distinct_wave =
-      std::min(unique, (r * um * am + cgrid * un * bn) * uk * in_bytes *
-                           std::max<int64_t>(1, active / std::max<int64_t>(1, r * cgrid)));
-  const bool fits_l2 = target.buffers.l2 && unique <= static_cast<double>(target.buffers.l2->value);
-  const double hbm_waves = fits_l2 ? 1.0 : static_cast<double>(waves);
-  if (target.datapath) {
-    const double first_pc = std::min(per_core_wave, distinct_wave / static_cast<double>(active));
-    const double gm = target.datapath->gm_to_l1.value * clock, l2 = target.datapath->l2_to_l1.value * clock;
-    t.load =
-        hbm_waves * first_pc / gm + (static_cast<double>(waves) * per_core_wave - hbm_waves * first_pc) / l2;
-    t.load = std::max(t.load, hbm_waves * distinct_wave / target.memory.bandwidth.value);
-    const double out = static_cast<double>(s.batch) * s.m * s.n * out_bytes * k_split;
-    t.store = out / static_cast<double>(active) / (target.datapath->l0c_to_gm.value * clock);
-  }
-  t.operand_bytes = static_cast<int64_t>(unique) + s.batch * s.m * s.n * out_bytes;
-  return t;
 }
 
 }  // namespace npugap::analysis::perf::internal

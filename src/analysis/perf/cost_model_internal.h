@@ -59,16 +59,20 @@ struct CubeShape {
   int64_t out_bytes = 2;              // bytes per element of C as stored
   double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
   double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
+  bool split_k = true;                // k may be split over cores (partial sums added in GM)
 };
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);
 
-// Seconds spent by the cube pipe and by the cube's own loads and stores, on `cores` cores.
+// Seconds of the busiest core's cube path, tiled as CANN's GEMM cycle model does
+// (cost_model_cube_time.cc): the work split over the cores, L0 tiles, an L1 residency mode.
 struct CubeTimes {
-  double compute = 0;         // cube MACs of the busiest core / per-core rate
-  double load = 0;            // GM -> L1 (first reads) and L2 -> L1 (re-reads) of the busiest core
-  double store = 0;           // L0C -> GM of the busiest core (split-K writes every partial sum)
+  double compute = 0;         // MAD cycles of the busiest core / clock
+  double load = 0;            // MTE2 time of the cube's operands (GM / L2 -> L1), as the L1 mode reads them
+  double store = 0;           // drain of the output tiles: L0C -> UB -> GM (coupled) or FixPipe
+  double critical = 0;        // main loop (loads not hidden by double buffering + MAD) and the drain
+  bool serial = false;        // coupled core: the drain and fused vector work follow each tile's MADs
   int64_t operand_bytes = 0;  // unique bytes of A, B and C, for the HBM bound
 };
 CubeTimes CubeTime(const CubeShape& shape, int cores, const target::Target& target);

@@ -1,0 +1,166 @@
+// Time of a cube kernel on the busiest core, following the structure of CANN's own GEMM tiling
+// cycle model (gemm/estimate/cache_tiling_cycle_model.cc, GemmCycleModelUB for cores whose cube
+// results go L0C -> UB -> GM, "the value for 1980" = Ascend 910; docs/perf.md "Cube"):
+//   - the work is split over the cores along batch, m, n and k (a k split adds partial sums in
+//     GM, so not when a fused vector op consumes the cube's output: it needs whole sums);
+//     of the splits that use at most the given cores, the fastest is taken, as a tiling search would;
+//   - one core's L0 tile (m0 x n0 x k0) fills half of L0A / L0B / L0C (double-buffered);
+//   - MAD cycles per tile step: m0 n0 k0 / MACs per cycle, or the MTE1 load of the step if slower;
+//   - L1 residency modes: both operands resident, one resident and the other streamed in panels,
+//     both in panels, or streamed in k chunks. A resident operand and a panel are loaded before the
+//     MADs that use them (not hidden); streamed chunks are double-buffered (max with the MADs);
+//     the mode with the fewest cycles is taken;
+//   - each output tile then drains: on a coupled core through UB (CANN adds this cycle to the
+//     main loop), on a separated core by FixPipe, which overlaps the next tile's MADs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
+int64_t Down16(double v) { return std::max<int64_t>(16, static_cast<int64_t>(v) / 16 * 16); }
+
+// Per-core rates and sizes, from the profile.
+struct Core {
+  double macs_per_cycle = 0, passes = 1;
+  double gm = 32, l2 = 32, l0a = 512, l0b = 256, out = 32;  // bytes per cycle
+  double l1 = 1 << 20, l0a_size = 64 << 10, l0b_size = 64 << 10, l0c_size = 128 << 10;
+  double in_bytes = 2, out_bytes = 2, a_read = 1, b_read = 1;  // bytes read per matrix element
+  bool coupled = false;
+};
+
+// Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
+struct CoreCycles {
+  double mad = 0, load = 0, drain = 0, critical = 0;
+};
+
+// One L0 tile shape m0 x n0 (m0 given) and the best L1 mode for it.
+CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
+  // Half of L0C holds m0 x n0 fp32 sums; half of L0A / L0B the k0-deep operands (double buffers).
+  const double sums = c.l0c_size / 2 / 4;
+  const int64_t n0 = std::min(n, Down16(sums / static_cast<double>(m0)));
+  const int64_t k0 =
+      std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  const double mad = static_cast<double>(m0 * n0 * k0) * c.passes / c.macs_per_cycle;
+  const double mte1 = std::max(m0 * k0 * c.in_bytes / c.l0a, k0 * n0 * c.in_bytes / c.l0b);
+  const int64_t mo = CeilDiv(m, m0), no = CeilDiv(n, n0), ko = CeilDiv(k, k0);
+  const double tiles = static_cast<double>(mo * no);
+  const double tile_k = static_cast<double>(ko) * std::max(mad, mte1);  // one output tile, all of k
+
+  // Bytes of A and B (a convolution's activation is unfolded on chip: a_read / b_read), whole
+  // and as one k-full panel of a tile row / column.
+  const double a = m * k * c.in_bytes * c.a_read, b = k * n * c.in_bytes * c.b_read;
+  const double ap = m0 * k * c.in_bytes * c.a_read, bp = k * n0 * c.in_bytes * c.b_read;
+  const auto gm = [&](double bytes) { return bytes / c.gm; };
+  const auto again = [&](double bytes, double times) { return gm(bytes) + bytes * (times - 1) / c.l2; };
+  // Each output tile drains after its MADs (m0 x n0 as stored, at the output path's rate). With
+  // one operand resident and L0C double-buffered, CANN lets the next tile's first
+  // min(32 / (load2d repeats of A + of B + 1), k steps) MAD steps cover the drain.
+  const double drain = m0 * n0 * c.out_bytes / c.out;
+  const double step = std::max(mad, mte1);
+  const auto covered = [&](double repeats) {
+    return std::max(0.0, drain - std::min(32.0 / (repeats + 1), static_cast<double>(ko)) * step);
+  };
+  const double ra = k > k0 ? static_cast<double>(m0 / 16) : 1;  // A's load2d per L0A fill, k-full in L1
+  const double rb = no > 1 ? static_cast<double>(k0 / 16) : 1;  // B's, when L1 holds several n0
+  double best = std::numeric_limits<double>::infinity(), best_load = 0, best_drain = drain;
+  const auto mode = [&](bool fits, double cycles, double load, double tile_drain) {
+    if (fits && cycles + tiles * tile_drain < best + tiles * best_drain)
+      best = cycles, best_load = load, best_drain = tile_drain;
+  };
+  // Resident operands and k-full panels are loaded before the MADs that use them; k chunks
+  // (a 16-deep slice per buffer at least) are double-buffered against the MADs.
+  const double chunk_a = 2 * m0 * 16 * c.in_bytes, chunk_b = 2 * 16 * n0 * c.in_bytes;
+  mode(a + b <= c.l1, gm(a) + gm(b) + tiles * tile_k, gm(a) + gm(b), drain);
+  mode(a + 2 * bp <= c.l1, gm(a) + no * (gm(bp) + mo * tile_k), gm(a) + gm(b), covered(ra + 1));
+  mode(a + chunk_b <= c.l1, gm(a) + tiles * std::max(again(b, mo) / tiles, tile_k), gm(a) + again(b, mo),
+       covered(ra + 1));
+  mode(b + 2 * ap <= c.l1, gm(b) + mo * (gm(ap) + no * tile_k), gm(a) + gm(b), covered(ra + rb));
+  mode(b + chunk_a <= c.l1, gm(b) + tiles * std::max(again(a, no) / tiles, tile_k), gm(b) + again(a, no),
+       covered(1 + rb));
+  mode(2 * (ap + bp) <= c.l1, gm(a) + again(b, mo) + tiles * tile_k, gm(a) + again(b, mo), drain);
+  const double streamed = again(a, no) + again(b, mo);
+  mode(true, tiles * std::max(streamed / tiles, tile_k), streamed, drain);
+
+  CoreCycles r;
+  r.mad = static_cast<double>(batch) * tiles * static_cast<double>(ko) * mad;
+  r.load = static_cast<double>(batch) * best_load;
+  r.drain = static_cast<double>(batch) * tiles * drain;
+  const double main = static_cast<double>(batch) * best;
+  r.critical = c.coupled ? main + static_cast<double>(batch) * tiles * best_drain : std::max(main, r.drain);
+  return r;
+}
+
+// The fastest of a few tile shapes: m0 from one fractal row up to what half of L0C allows.
+CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  CoreCycles best;
+  best.critical = std::numeric_limits<double>::infinity();
+  const int64_t most = Down16(c.l0c_size / 2 / 4 / 16);
+  for (int64_t m0 : {m, most, int64_t{256}, int64_t{128}, int64_t{64}, int64_t{32}, int64_t{16}}) {
+    m0 = std::min({m0, m, most});
+    const CoreCycles r = OneTile(c, batch, m, n, k, m0);
+    if (r.critical < best.critical) best = r;
+  }
+  return best;
+}
+
+}  // namespace
+
+CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) {
+  CubeTimes t;
+  const double clock = target.compute.clock.value;
+  const auto rate = target.compute.cube.find(s.in_dtype);
+  Core c;
+  c.macs_per_cycle = rate != target.compute.cube.end() ? rate->second.macs_per_cycle.value : 0;
+  t.operand_bytes = static_cast<int64_t>(static_cast<double>(s.batch) * s.k *
+                                         (s.m / s.a_expand + s.n / s.b_expand) * s.in_bytes) +
+                    s.batch * s.m * s.n * s.out_bytes;
+  if (c.macs_per_cycle <= 0 || clock <= 0) return t;
+  c.passes = s.passes;
+  c.in_bytes = static_cast<double>(s.in_bytes);
+  c.out_bytes = static_cast<double>(s.out_bytes);
+  c.a_read = 1.0 / s.a_expand;
+  c.b_read = 1.0 / s.b_expand;
+  c.coupled = target.compute.core_coupling.value == "coupled";
+  if (!target.datapath) {  // no on-chip datapath in the profile (CPU, GPU): the MADs alone
+    c.gm = c.l2 = c.l0a = c.l0b = c.out = std::numeric_limits<double>::infinity();
+  } else {
+    const auto& d = *target.datapath;
+    c.gm = d.gm_to_l1.value, c.l2 = d.l2_to_l1.value, c.l0a = d.l1_to_l0a.value, c.l0b = d.l1_to_l0b.value;
+    c.out = c.coupled ? d.ub_to_gm.value : d.l0c_to_gm.value;
+  }
+  if (target.buffers.l1) c.l1 = static_cast<double>(target.buffers.l1->value);
+  if (target.buffers.l0a) c.l0a_size = static_cast<double>(target.buffers.l0a->value);
+  if (target.buffers.l0b) c.l0b_size = static_cast<double>(target.buffers.l0b->value);
+  if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
+
+  // Split batch x m x n x k over at most `cores` cores; the busiest core's share is whole
+  // fractals. A k split makes every part write its partial sums.
+  const int n_cores = std::max(cores, 1);
+  const int64_t m16 = std::max<int64_t>(1, CeilDiv(s.m, 16)), n16 = std::max<int64_t>(1, CeilDiv(s.n, 16)),
+                k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
+  CoreCycles best;
+  best.critical = std::numeric_limits<double>::infinity();
+  for (int64_t bd = 1; bd <= std::min<int64_t>(s.batch, n_cores); ++bd) {
+    for (int64_t md = 1; md <= std::min<int64_t>(m16, n_cores / bd); ++md) {
+      for (int64_t kd = 1; kd <= (s.split_k ? std::min<int64_t>(k16, n_cores / (bd * md)) : 1); ++kd) {
+        const int64_t nd = std::min<int64_t>(n16, n_cores / (bd * md * kd));
+        CoreCycles r = OneCore(c, CeilDiv(s.batch, bd), 16 * CeilDiv(m16, md), 16 * CeilDiv(n16, nd),
+                               16 * CeilDiv(k16, kd));
+        if (r.critical < best.critical) best = r;
+      }
+    }
+  }
+  t.compute = best.mad / clock;
+  t.load = best.load / clock;
+  t.store = best.drain / clock;
+  t.critical = best.critical / clock;
+  t.serial = c.coupled;
+  return t;
+}
+
+}  // namespace npugap::analysis::perf::internal

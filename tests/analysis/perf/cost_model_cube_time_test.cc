@@ -1,0 +1,71 @@
+// The cube kernel's time on the busiest core (cost_model_cube_time.cc), hand-computed on the
+// ascend910 profile: resident operands are loaded before the MADs, streamed ones are hidden
+// behind them, and a coupled core drains each output tile through UB after its MADs.
+#include <gtest/gtest.h>
+
+#include "../../../src/analysis/perf/cost_model_internal.h"
+#include "ascend910_profile.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+
+CubeShape Fp16(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  CubeShape s;
+  s.batch = batch, s.m = m, s.n = n, s.k = k;
+  return s;  // fp16 in and out, no im2col, one pass
+}
+
+double Cycles(double seconds, const target::Target& t) { return seconds * t.compute.clock.value; }
+
+TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
+  const auto& t = Ascend910();
+  // 128^3 on one core. The fastest schedule keeps B (32 KiB) resident in L1, loaded first at
+  // gm_to_l1 = 32 B/cycle: 1024 cycles before any MAD. A streams in 16-row tiles (m0 = 16,
+  // n0 = k0 = 128), double-buffered: per tile its 4 KiB chunk (128 cycles) hides the MTE1 load of
+  // B into L0B (32 KiB at 256 B/cycle = 128) and the 64 MAD cycles; 8 tiles = 1024 cycles. Each
+  // 16 x 128 fp16 output tile (4 KiB, 128 cycles at 32 B/cycle out of UB) is covered by the next
+  // tile's first MAD step (one operand resident, L0C double-buffered: CANN's L0C preload).
+  const CubeTimes c = CubeTime(Fp16(1, 128, 128, 128), 1, t);
+  EXPECT_DOUBLE_EQ(Cycles(c.compute, t), 512);
+  EXPECT_DOUBLE_EQ(Cycles(c.load, t), 2048);
+  EXPECT_DOUBLE_EQ(Cycles(c.store, t), 1024);
+  EXPECT_TRUE(c.serial);  // the 910's cube results go L0C -> UB -> GM
+  EXPECT_NEAR(Cycles(c.critical, t), 1024 + 1024, 1e-6);
+}
+
+TEST(PerfCubeTime, ACoupledCoreDrainsAfterTheMadsASeparatedOneAlongside) {
+  const auto& t = Ascend910();
+  target::Target separated = t;
+  separated.compute.core_coupling.value = "separated";
+  // A shallow product (k = 16) is all output: 2 MiB of fp16 C per core, drained through UB on the
+  // 910, by FixPipe next to the MADs on a separated core.
+  const CubeTimes coupled = CubeTime(Fp16(1, 1024, 1024, 16), 1, t);
+  const CubeTimes split = CubeTime(Fp16(1, 1024, 1024, 16), 1, separated);
+  EXPECT_FALSE(split.serial);
+  EXPECT_GT(coupled.critical, split.critical);
+  EXPECT_GE(coupled.critical, coupled.store - 1e-12);
+}
+
+TEST(PerfCubeTime, StreamedOperandsHideTheMads) {
+  const auto& t = Ascend910();
+  // 256 x 256 x 65536 on one core: 32 MiB per operand, so both stream in k chunks, double-
+  // buffered. The loads (A once, B once more from L2 for the second tile row) outlast the
+  // 2 x 1024 MAD steps: the path is the loads plus the drain, the MADs add nothing.
+  const CubeTimes c = CubeTime(Fp16(1, 256, 256, 65536), 1, t);
+  const double bytes = 256.0 * 65536 * 2;
+  const double gm = t.datapath->gm_to_l1.value, l2 = t.datapath->l2_to_l1.value;
+  EXPECT_NEAR(Cycles(c.load, t), 2 * bytes / gm + bytes / l2, 1e-6 * bytes);
+  EXPECT_GT(c.load, c.compute);
+  EXPECT_NEAR(c.critical, c.load + c.store, 1e-12);
+}
+
+TEST(PerfCubeTime, WorkIsSplitOverTheCores) {
+  const auto& t = Ascend910();
+  // 32 independent 128^3 products on 16 cores: the busiest core does 2 of them, on 32 cores 1.
+  const CubeTimes one = CubeTime(Fp16(1, 128, 128, 128), 1, t);
+  EXPECT_NEAR(CubeTime(Fp16(32, 128, 128, 128), 16, t).critical, 2 * one.critical, 1e-12);
+  EXPECT_NEAR(CubeTime(Fp16(32, 128, 128, 128), 32, t).critical, one.critical, 1e-12);
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf::internal
