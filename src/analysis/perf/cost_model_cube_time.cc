@@ -13,8 +13,11 @@
 //   - each output tile then drains: on a coupled core through UB (CANN adds this cycle to the
 //     main loop), on a separated core by FixPipe, which overlaps the next tile's MADs.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <vector>
 
 #include "cost_model_internal.h"
 
@@ -100,8 +103,11 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
   const int64_t most = Down16(c.l0c_size / 2 / 4 / 16);
+  int64_t last = 0;
   for (int64_t m0 : {m, most, int64_t{256}, int64_t{128}, int64_t{64}, int64_t{32}, int64_t{16}}) {
     m0 = std::min({m0, m, most});
+    if (m0 == last) continue;  // the same tile as the candidate before
+    last = m0;
     const CoreCycles r = OneTile(c, batch, m, n, k, m0);
     if (r.critical < best.critical) best = r;
   }
@@ -138,6 +144,33 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (target.buffers.l0b) c.l0b_size = static_cast<double>(target.buffers.l0b->value);
   if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
 
+  // Repeated layers give repeated kernels: the split search runs once per shape and core.
+  const std::array<double, 22> key = {static_cast<double>(s.batch),
+                                      static_cast<double>(s.m),
+                                      static_cast<double>(s.n),
+                                      static_cast<double>(s.k),
+                                      c.in_bytes,
+                                      c.out_bytes,
+                                      c.a_read,
+                                      c.b_read,
+                                      c.passes,
+                                      s.split_k ? 1.0 : 0.0,
+                                      static_cast<double>(cores),
+                                      clock,
+                                      c.macs_per_cycle,
+                                      c.gm,
+                                      c.l2,
+                                      c.l0a,
+                                      c.l0b,
+                                      c.out,
+                                      c.l1,
+                                      c.l0a_size + 1e-3 * c.l0b_size,
+                                      c.l0c_size,
+                                      c.coupled ? 1.0 : 0.0};
+  thread_local std::map<std::array<double, 22>, CubeTimes> cache;
+  if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  if (cache.size() > 4096) cache.clear();
+
   // Split batch x m x n x k over at most `cores` cores; the busiest core's share is whole
   // fractals. A k split makes every part write its partial sums.
   const int n_cores = std::max(cores, 1);
@@ -145,12 +178,17 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                 k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
+  std::vector<std::array<int64_t, 4>> tried;
   for (int64_t bd = 1; bd <= std::min<int64_t>(s.batch, n_cores); ++bd) {
     for (int64_t md = 1; md <= std::min<int64_t>(m16, n_cores / bd); ++md) {
       for (int64_t kd = 1; kd <= (s.split_k ? std::min<int64_t>(k16, n_cores / (bd * md)) : 1); ++kd) {
         const int64_t nd = std::min<int64_t>(n16, n_cores / (bd * md * kd));
-        CoreCycles r = OneCore(c, CeilDiv(s.batch, bd), 16 * CeilDiv(m16, md), 16 * CeilDiv(n16, nd),
-                               16 * CeilDiv(k16, kd));
+        const std::array<int64_t, 4> share = {CeilDiv(s.batch, bd), 16 * CeilDiv(m16, md),
+                                              16 * CeilDiv(n16, nd), 16 * CeilDiv(k16, kd)};
+        if (std::find(tried.begin(), tried.end(), share) != tried.end())
+          continue;  // another split, same share
+        tried.push_back(share);
+        CoreCycles r = OneCore(c, share[0], share[1], share[2], share[3]);
         if (r.critical < best.critical) best = r;
       }
     }
@@ -160,6 +198,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   t.store = best.drain / clock;
   t.critical = best.critical / clock;
   t.serial = c.coupled;
+  cache.emplace(key, t);
   return t;
 }
 
