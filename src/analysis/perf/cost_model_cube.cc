@@ -84,8 +84,10 @@ double Expansion(int64_t matrix_elements, const Operand& source) {
   return n > 0 ? std::max(1.0, static_cast<double>(matrix_elements) / static_cast<double>(n)) : 1.0;
 }
 
-// NC1HWC0 spatial extent N*H*W.
-int64_t Pixels(const Operand& op) { return op.shape[0] * op.shape[2] * op.shape[3]; }
+// NC1HWC0 spatial extent as the cube sees it: N images of H*W pixels, each image padded to whole
+// 16-pixel fractals. [N, C1, H, W, C0] keeps one image's pixels together, so a fractal of the
+// unfolded matrix (16 pixels x C0) does not straddle two images.
+int64_t Pixels(const Operand& op) { return op.shape[0] * RoundUp(op.shape[2] * op.shape[3], 16); }
 
 Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
   CubeShape s;

@@ -214,6 +214,19 @@ TEST(PerfCostModel, ConvolutionReadsItsInputOnceNotItsIm2col) {
   EXPECT_LT(conv.time_us, mm.time_us);
 }
 
+TEST(PerfCostModel, ConvolutionPadsEachImageToWholeFractals) {
+  const auto& t = Ascend910();
+  // NC1HWC0 keeps an image's pixels together: 7 x 7 = 49 output pixels per image fill 4 fractals
+  // of 16 rows, as much cube work as 8 x 8 = 64, more than the 49 x 32 / 16 = 98 rows of the
+  // batch taken as one matrix.
+  const auto conv = [](int hw) {
+    const std::string s = std::to_string(hw);
+    return K("Conv2D", 32, {"NC1HWC0:float16:32x32x" + s + "x" + s + "x16", "FracZ:float16:32x32x16x16"},
+             {"NC1HWC0:float16:32x32x" + s + "x" + s + "x16"});
+  };
+  EXPECT_DOUBLE_EQ(PredictKernel(conv(7), t).cube_us, PredictKernel(conv(8), t).cube_us);
+}
+
 TEST(PerfCostModel, UnknownTypesAndAiCpu) {
   const auto& t = Ascend910();
   const KernelCost u =
