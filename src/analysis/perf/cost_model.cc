@@ -158,8 +158,11 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   if (!moves_only && vector_ops.Total() > 0) {
     const Operand* big = Largest(kernel);
     if (big) {
+      // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums).
+      const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
       const std::string dtype =
-          StoredBytes(*big, 1, cube_side) < Elements(*big) * ItemSize(big->dtype) ? "float16" : big->dtype;
+          StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
+                                                                                             : big->dtype;
       c.vector_us = 1e6 * VectorTime(Elements(*big), vector_ops, dtype, target) / cores;
     }
   }

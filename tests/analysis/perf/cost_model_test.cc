@@ -227,6 +227,20 @@ TEST(PerfCostModel, ConvolutionPadsEachImageToWholeFractals) {
   EXPECT_DOUBLE_EQ(PredictKernel(conv(7), t).cube_us, PredictKernel(conv(8), t).cube_us);
 }
 
+TEST(PerfCostModel, FusedVectorWorkOnTheCubeOutputRunsAtItsType) {
+  const auto& t = Ascend910();
+  // The BN sums of a fused conv run over the conv's output as it leaves L0C: fp32 sums stay fp32
+  // in NC1HWC0 (the profile's simple instruction: 0.0206 cycles per fp32 element, 0.0103 fp16),
+  // while the cube reads its float32-labelled input as fp16.
+  const auto fused = [](const std::string& out) {
+    return K(
+        "FusionOp_Conv2D_BNTrainingReduce", 32, {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float16:4x16x16x16"},
+        {"NC1HWC0:" + out + ":32x16x56x56x16", "NC1HWC0:float32:1x16x1x1x16", "NC1HWC0:float32:1x16x1x1x16"});
+  };
+  EXPECT_NEAR(PredictKernel(fused("float32"), t).vector_us / PredictKernel(fused("float16"), t).vector_us,
+              2.0, 1e-9);
+}
+
 TEST(PerfCostModel, UnknownTypesAndAiCpu) {
   const auto& t = Ascend910();
   const KernelCost u =
