@@ -9,9 +9,12 @@
 //   - L1 residency modes: both operands resident, one resident and the other streamed in panels,
 //     both in panels, or streamed in k chunks. A resident operand and a panel are loaded before the
 //     MADs that use them (not hidden); streamed chunks are double-buffered (max with the MADs);
-//     the mode with the fewest cycles is taken;
+//     the mode with the fewest cycles, drains included, is taken;
 //   - each output tile then drains: on a coupled core through UB (CANN adds this cycle to the
-//     main loop), on a separated core by FixPipe, which overlaps the next tile's MADs.
+//     main loop, less what the next tile's first MAD steps cover when one operand is resident and
+//     L0C double-buffered: its "L0C preload"), on a separated core by FixPipe, which overlaps the
+//     next tile's MADs.
+// The tile shape (m0) is searched too; the real tilings are not known, so this emulates a search.
 #include <algorithm>
 #include <array>
 #include <cmath>
