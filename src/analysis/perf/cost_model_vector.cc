@@ -142,16 +142,20 @@ constexpr std::array kRules = {
     // dropout: select by the mask, scale; gen mask: a counter-based random number and a compare
     Entry{"DropoutDoMask", E(2)},
     Entry{"DropoutGenMask", E(4)},
-    // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); LAMB moments (7),
-    // bias corrections (2 mul by a scalar reciprocal), sqrt, + eps, div, weight decay (2); Adam
-    // the same without weight decay; LAMB trust-ratio step (4)
+    // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); Adam: moments (7),
+    // bias corrections (2 mul by a scalar reciprocal), sqrt, + eps, div; LAMB trust-ratio step (4).
+    // The LAMB moment update as CANN's lamb_apply_optimizer_assign DSL writes it: every scalar
+    // (the betas, 1 - betas, steps, epsilon, weight decay, its switch) is broadcast to the full
+    // shape first (8 full-size copies), so both bias corrections 1 - beta^steps are computed per
+    // element (ln, mul, exp, mul, add each) and divide m and v; moments 7, sqrt, + eps, the update
+    // div, weight decay 3: 25 simple, 5 transcendental (2 ln, 2 exp, sqrt), 3 divisions
     Entry{"FusedMulAdd", E(2)},
     Entry{"FusedMulAddN", E(2)},
     Entry{"ApplyMomentum", E(4)},
     Entry{"FusedMulApplyMomentum", E(5)},
     Entry{"ApplyAdam", V(10, 1, 1, 0)},
     Entry{"ApplyAdamD", V(10, 1, 1, 0)},
-    Entry{"LambApplyOptimizerAssign", V(12, 1, 1, 0)},
+    Entry{"LambApplyOptimizerAssign", V(25, 5, 3, 0)},
     Entry{"LambApplyWeightAssign", E(4)},
     // 3x3 stride-2 pooling: 9 window compares and argmax selects per output = 4.5 per input element
     Entry{"MaxPoolWithArgmax", E(4.5)},

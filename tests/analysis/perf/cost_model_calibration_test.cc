@@ -62,6 +62,22 @@ TEST(PerfCalibration, VectorInstructionClassesCostTheProfilesCyclesPerElement) {
   EXPECT_NEAR(PredictKernel(K("Softmax", 32, {x}, {x}), bare).vector_us, 1e6 * per_core_s * 5 / lanes, 1e-6);
 }
 
+// CANN's lamb_apply_optimizer_assign broadcasts its scalars before using them, so the bias
+// corrections 1 - beta^steps (ln, mul, exp, mul, add) run on every element: 25 simple, 5
+// transcendental and 3 divide instructions per element (cost_model_vector.cc spells them out).
+TEST(PerfCalibration, LambMomentUpdateComputesItsBiasCorrectionsPerElement) {
+  target::Target t = Ascend910();
+  t.kernel->vector_instruction_heads.clear();
+  const std::string x = "ND:float16:3072x768", s = "ND:float16:1";
+  const Kernel lamb = K("LambApplyOptimizerAssign", 32, {x, x, x, x, s, s, s, s, s, s, s, s}, {x, x, x});
+  const double per_core = 3072.0 * 768 / 32;
+  const double cycles = 25 * Rate(t, "simple", "float16") + 5 * Rate(t, "transcendental", "float16") +
+                        3 * Rate(t, "divide", "float16");
+  EXPECT_NEAR(PredictKernel(lamb, t).vector_us, 1e6 * per_core * cycles / t.compute.clock.value, 1e-9);
+  // That is more than its 7 full-size fp16 operands take over HBM: the kernel is vector bound.
+  EXPECT_EQ(PredictKernel(lamb, Ascend910()).bound, Bound::kVector);
+}
+
 TEST(PerfCalibration, OnlyTheFirstWavesBlockStartsDelayTheEnd) {
   const auto& t = Ascend910();
   const auto tiny = [&](int block_dim) {
