@@ -16,6 +16,8 @@ struct Entry {
   VectorRule rule;
 };
 constexpr VectorRule E(double simple) { return {VectorClass::kElementwise, {simple, 0, 0, 0}}; }
+// An elementwise op that computes in float32 whatever it stores (a cast per 2-byte operand)
+constexpr VectorRule E32(double simple) { return {VectorClass::kElementwise, {simple, 0, 0, 0, 0, true}}; }
 // simple, transcendental (exp / ln / sqrt), divide, cross-lane reduce instructions per element
 constexpr VectorRule V(double s, double t, double d, double r) {
   return {VectorClass::kElementwise, {s, t, d, r}};
@@ -148,11 +150,14 @@ constexpr std::array kRules = {
     // (the betas, 1 - betas, steps, epsilon, weight decay, its switch) is broadcast to the full
     // shape first (8 full-size copies), so both bias corrections 1 - beta^steps are computed per
     // element (ln, mul, exp, mul, add each) and divide m and v; moments 7, sqrt, + eps, the update
-    // div, weight decay 3: 25 simple, 5 transcendental (2 ln, 2 exp, sqrt), 3 divisions
+    // div, weight decay 3: 25 simple, 5 transcendental (2 ln, 2 exp, sqrt), 3 divisions.
+    // CANN's fused_mul_apply_momentum casts float16 to float32 "for higher accuracy", broadcasts
+    // its 3 scalars to the full shape and computes grad = x1 x2, accum m + grad, var - lr accum:
+    // 5 ops and 3 copies in float32
     Entry{"FusedMulAdd", E(2)},
     Entry{"FusedMulAddN", E(2)},
     Entry{"ApplyMomentum", E(4)},
-    Entry{"FusedMulApplyMomentum", E(5)},
+    Entry{"FusedMulApplyMomentum", E32(8)},
     Entry{"ApplyAdam", V(10, 1, 1, 0)},
     Entry{"ApplyAdamD", V(10, 1, 1, 0)},
     Entry{"LambApplyOptimizerAssign", V(25, 5, 3, 0)},

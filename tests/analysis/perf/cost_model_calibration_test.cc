@@ -78,6 +78,18 @@ TEST(PerfCalibration, LambMomentUpdateComputesItsBiasCorrectionsPerElement) {
   EXPECT_EQ(PredictKernel(lamb, Ascend910()).bound, Bound::kVector);
 }
 
+// CANN's fused_mul_apply_momentum computes in float32: the 3 float16 tensors in and 2 out are
+// cast, the 3 scalars copied to the full shape, then x1 x2, accum m, +, lr accum, var - that.
+TEST(PerfCalibration, FusedMomentumComputesInFloat32WithItsCasts) {
+  target::Target t = Ascend910();
+  t.kernel->vector_instruction_heads.clear();
+  const std::string w = "FracZ:float16:288x32x16x16", s = "ND:float16:1";
+  const Kernel k = K("FusedMulApplyMomentum", 32, {w, w, s, w, s, s}, {w, w});
+  const double per_core = 288.0 * 32 * 256 / 32;
+  const double cycles = (8 + 5) * Rate(t, "simple", "float32");
+  EXPECT_NEAR(PredictKernel(k, t).vector_us, 1e6 * per_core * cycles / t.compute.clock.value, 1e-9);
+}
+
 TEST(PerfCalibration, OnlyTheFirstWavesBlockStartsDelayTheEnd) {
   const auto& t = Ascend910();
   const auto tiny = [&](int block_dim) {
