@@ -90,7 +90,8 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
     tiles = std::ceil(static_cast<double>(s[0] * s[1]) / cores) * tiles_per_plane;
   }
   // One instruction covers at most 255 repeats of the vector width.
-  const double per_instruction = 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item;
+  const double per_instruction =
+      std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);
   const double splits = std::ceil(tile / per_instruction);
   double per_tile =
       splits * (work.simple * Head(target, "simple") + work.transcendental * Head(target, "transcendental") +
