@@ -78,6 +78,16 @@ void ReadVectorInstructions(ProfileReader& r, const json& vi, KernelCosts& out) 
   }
 }
 
+// kernel.vector_instruction_heads: {"simple": cycles per instruction, ...}.
+void ReadVectorInstructionHeads(ProfileReader& r, const json& vh, KernelCosts& out) {
+  r.WarnUnknownKeys(vh, "kernel.vector_instruction_heads", {"simple", "transcendental", "divide", "reduce"});
+  for (const std::string cls : {"simple", "transcendental", "divide", "reduce"}) {
+    if (!vh.contains(cls)) continue;
+    out.vector_instruction_heads[cls] =
+        r.ReadNumber(vh, "kernel.vector_instruction_heads." + cls, Dim::kNone, Bound::kNonNegative);
+  }
+}
+
 void ReadMemoryAndBuffers(ProfileReader& r, const json& root, Target& t) {
   const json& m = r.Section(root, "memory");
   r.WarnUnknownKeys(m, "memory", {"type", "device", "bandwidth", "reserve", "alloc_alignment", "alloc_pad"});
@@ -202,15 +212,22 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
   // Optional and may be left out: only the per-kernel cost model reads it (docs/perf.md).
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
     r.WarnUnknownKeys(*k, "kernel",
-                      {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions"});
+                      {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions",
+                       "vector_instruction_heads"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
                            r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
                            r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative),
+                           {},
                            {}};
     if (const json* vi = k->contains("vector_instructions")
                              ? r.OptionalSection(*k, "kernel.vector_instructions")
                              : nullptr) {
       ReadVectorInstructions(r, *vi, *t.kernel);
+    }
+    if (const json* vh = k->contains("vector_instruction_heads")
+                             ? r.OptionalSection(*k, "kernel.vector_instruction_heads")
+                             : nullptr) {
+      ReadVectorInstructionHeads(r, *vh, *t.kernel);
     }
   }
 

@@ -139,6 +139,9 @@ struct KernelCosts {
   // "divide", "reduce") and dtype ("float16", "float32"); a class left out runs at the full lane
   // rate (compute.vector_width / element bits). docs/perf.md, "Vector".
   std::map<std::string, std::map<std::string, Number>> vector_instructions;
+  // Vector cycles of each instruction's fixed head, by class; paid once per instruction, i.e. once
+  // per UB tile and op (docs/perf.md, "Tiles"). Empty: heads are not modelled.
+  std::map<std::string, Number> vector_instruction_heads;
 };
 
 struct Link {

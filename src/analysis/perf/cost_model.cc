@@ -163,7 +163,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
       const std::string dtype =
           StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
                                                                                              : big->dtype;
-      c.vector_us = 1e6 * VectorTime(Elements(*big), vector_ops, dtype, target) / cores;
+      c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, cores, target);
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});

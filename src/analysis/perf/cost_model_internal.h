@@ -33,11 +33,19 @@ enum class VectorClass : uint8_t {
 // Vector instructions per element of the largest operand, by instruction class: the vector unit
 // runs simple ones (add, mul, max, compare, cast, reciprocal, rsqrt) at close to its lane rate,
 // exp / ln / sqrt, divisions and cross-lane reductions several times slower (docs/perf.md).
+// `broadcast` counts the per-row values a row-wise kernel spreads back over its row (the mean
+// subtracted, the sum divided by): no cost per element beyond the simple op that uses them, but
+// like the row reductions one instruction per row slice (VectorKernelTime).
+// `fp32`: the op computes in float32 whatever its operands are stored in (a cast per full-size
+// operand stored in 2 bytes).
 struct VectorOps {
-  double simple = 0, transcendental = 0, divide = 0, reduce = 0;
+  double simple = 0, transcendental = 0, divide = 0, reduce = 0, broadcast = 0;
+  bool fp32 = false;
   double Total() const { return simple + transcendental + divide + reduce; }
   VectorOps& operator+=(const VectorOps& o) {
     simple += o.simple, transcendental += o.transcendental, divide += o.divide, reduce += o.reduce;
+    broadcast += o.broadcast;
+    fp32 = fp32 || o.fp32;
     return *this;
   }
 };
@@ -88,6 +96,13 @@ MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target:
 // at the lane rate (compute.vector_width / element bits).
 double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype,
                   const target::Target& target);
+
+// Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
+// over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
+// per op and UB tile, and for row-wise kernels one per row slice of each reduction and broadcast
+// (docs/perf.md, "Tiles").
+double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
+                        std::string_view dtype, double cores, const target::Target& target);
 
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
 KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);

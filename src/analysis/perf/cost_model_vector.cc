@@ -16,9 +16,20 @@ struct Entry {
   VectorRule rule;
 };
 constexpr VectorRule E(double simple) { return {VectorClass::kElementwise, {simple, 0, 0, 0}}; }
+// An elementwise op that computes in float32 whatever it stores (a cast per 2-byte operand)
+constexpr VectorRule E32(double simple) { return {VectorClass::kElementwise, {simple, 0, 0, 0, 0, true}}; }
 // simple, transcendental (exp / ln / sqrt), divide, cross-lane reduce instructions per element
 constexpr VectorRule V(double s, double t, double d, double r) {
   return {VectorClass::kElementwise, {s, t, d, r}};
+}
+// A row-wise kernel (reductions along the last axis of each row): the counts of V, then `b` per-row
+// values broadcast back over the row
+constexpr VectorRule Row(double s, double t, double d, double r, double b) {
+  return {VectorClass::kElementwise, {s, t, d, r, b}};
+}
+// A row-wise kernel that computes in float32 (Row, with the fp32 flag)
+constexpr VectorRule Row32(double s, double t, double d, double r, double b) {
+  return {VectorClass::kElementwise, {s, t, d, r, b, true}};
 }
 constexpr VectorRule kMove{VectorClass::kMove, {}};
 constexpr VectorRule kGather{VectorClass::kGatherLike, {}};
@@ -96,25 +107,29 @@ constexpr std::array kRules = {
     Entry{"FastGelu", V(2, 1, 1, 0)},
     Entry{"FastGeluGrad", V(4, 1, 1, 0)},
     // softmax: max (reduce), sub, exp, sum (reduce), div; log-softmax: max, sub, exp, sum, ln, sub;
-    // grads: mul, sum, sub, mul; cross entropy: log-softmax, mul by labels, sum, and its gradient
-    Entry{"Softmax", V(1, 1, 1, 2)},
-    Entry{"SoftmaxV2", V(1, 1, 1, 2)},
-    Entry{"SoftmaxGrad", V(3, 0, 0, 1)},
-    Entry{"SoftmaxGradExt", V(4, 0, 0, 1)},
-    Entry{"LogSoftmax", V(2, 2, 0, 2)},
-    Entry{"LogSoftmaxV2", V(2, 2, 0, 2)},
-    Entry{"LogSoftmaxGrad", V(2, 1, 0, 1)},
-    Entry{"SoftmaxCrossEntropyWithLogits", V(4, 2, 1, 3)},
+    // grads: mul, sum, sub, mul; cross entropy: log-softmax, mul by labels, sum, and its gradient.
+    // Broadcasts: softmax spreads its max and its sum back over the row, its gradient one sum
+    Entry{"Softmax", Row(1, 1, 1, 2, 2)},
+    Entry{"SoftmaxV2", Row(1, 1, 1, 2, 2)},
+    Entry{"SoftmaxGrad", Row(3, 0, 0, 1, 1)},
+    Entry{"SoftmaxGradExt", Row(4, 0, 0, 1, 1)},
+    Entry{"LogSoftmax", Row(2, 2, 0, 2, 2)},
+    Entry{"LogSoftmaxV2", Row(2, 2, 0, 2, 2)},
+    Entry{"LogSoftmaxGrad", Row(2, 1, 0, 1, 1)},
+    Entry{"SoftmaxCrossEntropyWithLogits", Row(4, 2, 1, 3, 2)},
     // layer norm: mean (reduce), x - mean, square, sum (reduce), scale by rstd, affine (2); the
-    // rstd itself is one scalar per row
-    Entry{"LayerNorm", V(4, 0, 0, 2)},
-    Entry{"LayerNormV3", V(4, 0, 0, 2)},
+    // rstd itself is one scalar per row; mean and rstd are broadcast back over the row
+    Entry{"LayerNorm", Row(4, 0, 0, 2, 2)},
+    Entry{"LayerNormV3", Row(4, 0, 0, 2, 2)},
     // dx = rstd (dy g - mean(dy g) - xhat mean(dy g xhat)): dy g, xhat (2), dy g xhat, two row sums,
     // sub, sub, mul, mul; V2 also writes dx as fp16 (a cast). Beta / gamma: xhat (2), dy xhat and
     // the two column sums (lane-wise adds over the rows); V2 takes xhat (res_for_gamma, the
-    // second output of LayerNormXBackpropV2) as an input and skips the 2
-    Entry{"LayerNormXBackprop", V(8, 0, 0, 2)},
-    Entry{"LayerNormXBackpropV2", V(9, 0, 0, 2)},
+    // second output of LayerNormXBackpropV2) as an input and skips the 2. The x-gradient broadcasts
+    // four per-row values (mean, rstd, the two scaled sums) and computes in float32: CANN's
+    // layer_norm_x_backprop_v2 DSL (the dtype of its float32 labels; float16 is cast up whenever
+    // the vector unit has a float32 exp, `has_improve_precision`)
+    Entry{"LayerNormXBackprop", Row32(8, 0, 0, 2, 4)},
+    Entry{"LayerNormXBackpropV2", Row32(9, 0, 0, 2, 4)},
     Entry{"LayerNormBetaGammaBackprop", E(5)},
     Entry{"LayerNormBetaGammaBackpropV2", E(3)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
@@ -129,16 +144,23 @@ constexpr std::array kRules = {
     // dropout: select by the mask, scale; gen mask: a counter-based random number and a compare
     Entry{"DropoutDoMask", E(2)},
     Entry{"DropoutGenMask", E(4)},
-    // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); LAMB moments (7),
-    // bias corrections (2 mul by a scalar reciprocal), sqrt, + eps, div, weight decay (2); Adam
-    // the same without weight decay; LAMB trust-ratio step (4)
+    // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); Adam: moments (7),
+    // bias corrections (2 mul by a scalar reciprocal), sqrt, + eps, div; LAMB trust-ratio step (4).
+    // The LAMB moment update as CANN's lamb_apply_optimizer_assign DSL writes it: every scalar
+    // (the betas, 1 - betas, steps, epsilon, weight decay, its switch) is broadcast to the full
+    // shape first (8 full-size copies), so both bias corrections 1 - beta^steps are computed per
+    // element (ln, mul, exp, mul, add each) and divide m and v; moments 7, sqrt, + eps, the update
+    // div, weight decay 3: 25 simple, 5 transcendental (2 ln, 2 exp, sqrt), 3 divisions.
+    // CANN's fused_mul_apply_momentum casts float16 to float32 "for higher accuracy", broadcasts
+    // its 3 scalars to the full shape and computes grad = x1 x2, accum m + grad, var - lr accum:
+    // 5 ops and 3 copies in float32
     Entry{"FusedMulAdd", E(2)},
     Entry{"FusedMulAddN", E(2)},
     Entry{"ApplyMomentum", E(4)},
-    Entry{"FusedMulApplyMomentum", E(5)},
+    Entry{"FusedMulApplyMomentum", E32(8)},
     Entry{"ApplyAdam", V(10, 1, 1, 0)},
     Entry{"ApplyAdamD", V(10, 1, 1, 0)},
-    Entry{"LambApplyOptimizerAssign", V(12, 1, 1, 0)},
+    Entry{"LambApplyOptimizerAssign", V(25, 5, 3, 0)},
     Entry{"LambApplyWeightAssign", E(4)},
     // 3x3 stride-2 pooling: 9 window compares and argmax selects per output = 4.5 per input element
     Entry{"MaxPoolWithArgmax", E(4.5)},

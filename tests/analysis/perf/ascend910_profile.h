@@ -1,8 +1,18 @@
-// The built-in ascend910 profile, loaded once for the cost model tests of this folder.
+// The built-in ascend910 profile, loaded once for the cost model tests of this folder, and the
+// helpers those tests share: a kernel record from operand strings, a profile edited in JSON.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "npugap/analysis/perf/kernel.h"
+#include "npugap/analysis/perf/kernel_csv.h"
+#include "npugap/target/embedded.h"
 #include "npugap/target/target.h"
 
 namespace npugap::analysis::perf {
@@ -14,6 +24,40 @@ inline const target::Target& Ascend910() {
     return *r;
   }();
   return t;
+}
+
+// A kernel record from operand strings in the CSV form ("FORMAT:dtype:d0xd1...").
+inline Kernel K(const std::string& type, int block_dim, std::vector<std::string> in,
+                std::vector<std::string> out) {
+  Kernel k;
+  k.op_type = type;
+  k.block_dim = block_dim;
+  for (const auto* list : {&in, &out}) {
+    for (const auto& s : *list) {
+      auto op = ParseOperand(s);
+      EXPECT_TRUE(op.ok()) << op.status().message();
+      (list == &in ? k.inputs : k.outputs).push_back(*op);
+    }
+  }
+  return k;
+}
+
+// The ascend910 profile's JSON, edited by `edit`, loaded from a temporary file.
+template <typename Edit>
+Expected<target::Target> LoadEditedAscend910(Edit edit) {
+  const char* text = nullptr;
+  for (std::size_t i = 0; i < target::internal::kNumEmbeddedProfiles; ++i) {
+    if (std::string_view(target::internal::kEmbeddedProfiles[i].name) == "ascend910")
+      text = target::internal::kEmbeddedProfiles[i].json;
+  }
+  EXPECT_NE(text, nullptr);
+  nlohmann::json j = nlohmann::json::parse(text ? text : "{}");
+  edit(j);
+  const auto path = std::filesystem::temp_directory_path() / "npugap_perf_edited_ascend910.json";
+  std::ofstream(path) << j.dump();
+  auto loaded = target::LoadTarget(path.string());
+  std::filesystem::remove(path);
+  return loaded;
 }
 
 }  // namespace npugap::analysis::perf

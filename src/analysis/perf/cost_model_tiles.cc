@@ -1,0 +1,106 @@
+// The fixed part of vector work: a vector kernel streams its data through the Unified Buffer in
+// tiles, and each op of its formula is one instruction per tile with a fixed head (issue, pipeline
+// fill) on top of its cost per element. Large tiles hide the heads; kernels whose tiles the data
+// layout keeps small pay them many times (docs/perf.md, "Tiles"):
+//   - a row-wise kernel (softmax, layer norm) holds whole rows in a tile, and each reduction or
+//     broadcast along the row is one instruction per row slice: per row on ND, per n1 block column
+//     on FRACTAL_NZ, whose row is cut into n1 blocks of n0 elements lying a whole matrix apart;
+//   - a per-channel kernel on NC1HWC0 (batch norm and its fusions: an operand of shape
+//     [1, C1, 1, 1, C0]) takes its channel parameters once per tile, so a tile stays inside one
+//     (n, c1) plane of H x W x C0 elements: small feature maps mean small tiles.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+
+// Operands as large as the largest: each takes its own UB buffer.
+int FullSizeOperands(const Kernel& k, int64_t elements) {
+  int n = 0;
+  for (const auto* list : {&k.inputs, &k.outputs}) {
+    for (const Operand& op : *list) n += Elements(op) == elements ? 1 : 0;
+  }
+  return std::max(n, 1);
+}
+
+bool HasChannelOperand(const Kernel& k, const Operand& big) {
+  if (big.format != "NC1HWC0" || big.shape.size() != 5) return false;
+  for (const auto* list : {&k.inputs, &k.outputs}) {
+    for (const Operand& op : *list) {
+      const auto& s = op.shape;
+      if (op.format == "NC1HWC0" && s.size() == 5 && Elements(op) < Elements(big) && s[0] == 1 &&
+          s[1] == big.shape[1] && s[2] == 1 && s[3] == 1 && s[4] == big.shape[4])
+        return true;
+    }
+  }
+  return false;
+}
+
+double Head(const target::Target& t, const char* cls) {
+  const auto& heads = t.kernel->vector_instruction_heads;
+  const auto it = heads.find(cls);
+  return it == heads.end() ? 0.0 : it->second.value;
+}
+
+}  // namespace
+
+double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
+                        std::string_view dtype, double cores, const target::Target& target) {
+  const int64_t elements = Elements(big);
+  // An op that computes in float32 casts each full-size operand stored in 2 bytes.
+  VectorOps work = ops;
+  if (ops.fp32 && ItemSize(dtype) == 2) {
+    dtype = "float32";
+    work.simple += FullSizeOperands(kernel, elements);
+  }
+  const double body = VectorTime(elements, work, dtype, target) / cores;
+  if (!target.kernel || target.kernel->vector_instruction_heads.empty() || !target.buffers.ub ||
+      elements == 0)
+    return body;
+
+  const double item = static_cast<double>(ItemSize(dtype));
+  // Every full-size operand has a buffer, doubled so that DMA fills one while the vector unit
+  // works on the other (the assumed UB split, docs/perf.md).
+  const double ub = static_cast<double>(target.buffers.ub->value);
+  const double cap = std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item)));
+  const double per_core = static_cast<double>(elements) / cores;
+  const auto& s = big.shape;
+  const size_t r = s.size();
+
+  double tile = cap, tiles = std::ceil(per_core / cap), slices = 0;
+  if (ops.reduce > 0 && r >= 1) {
+    const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
+    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+    const double rows_per_matrix =
+        nz ? static_cast<double>(s[r - 3] * s[r - 2]) : std::numeric_limits<double>::infinity();
+    // Whole rows, no more than one matrix (NZ) and than the core has.
+    const double rows_per_core = std::ceil(per_core / std::max(row, 1.0));
+    const double rows = std::clamp(std::floor(cap / std::max(row, 1.0)), 1.0,
+                                   std::max(1.0, std::min(rows_per_matrix, rows_per_core)));
+    tile = rows * row;
+    tiles = std::ceil(per_core / tile);
+    slices = nz ? static_cast<double>(s[r - 4]) : rows;
+  } else if (HasChannelOperand(kernel, big)) {
+    const double plane = static_cast<double>(s[2] * s[3] * s[4]);
+    const double tiles_per_plane = std::ceil(plane / cap);
+    tile = plane / tiles_per_plane;
+    tiles = std::ceil(static_cast<double>(s[0] * s[1]) / cores) * tiles_per_plane;
+  }
+  // One instruction covers at most 255 repeats of the vector width.
+  const double per_instruction =
+      std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);
+  const double splits = std::ceil(tile / per_instruction);
+  double per_tile =
+      splits * (work.simple * Head(target, "simple") + work.transcendental * Head(target, "transcendental") +
+                work.divide * Head(target, "divide"));
+  if (slices > 0)
+    per_tile += slices * (work.reduce * Head(target, "reduce") + work.broadcast * Head(target, "simple"));
+  else
+    per_tile += splits * work.reduce * Head(target, "reduce");
+  return body + tiles * per_tile / target.compute.clock.value;
+}
+
+}  // namespace npugap::analysis::perf::internal
