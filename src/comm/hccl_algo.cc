@@ -128,9 +128,21 @@ Algo A3Default(const Layout& layout, size_t l, int hccl_level, Op op, double byt
   return hd ? Algo::kNHR : Algo::kRing;
 }
 
+// An all-reduce of at most 256 KiB inside one 910B server in single-operator mode runs
+// AllReduceMeshSmallCountExecutor, larger ones AllReduceMeshOpbaseLoopExecutor
+// (AllReduceOperator::SelectAlgfor910B -> NonDeterministicSelector / MeshTopoSelector,
+// HCCL_SMALL_COUNT_256_KB; all_reduce_operator.cc). Assumed: HCCL_DETERMINISTIC unset (its
+// default), single-operator mode (hccl_test, eager PyTorch), inline reduce (fp32/fp16 sum).
+bool A2SmallCountAllReduce(const Cluster& c, const Layout& layout, Op op, double bytes) {
+  constexpr double kSmallCount = 256.0 * 1024;  // HCCL_SMALL_COUNT_256_KB
+  return c.family == "A2" && op == Op::kAllReduce && layout.sizes.size() == 1 &&
+         c.levels[0].kind == LevelKind::kFullMesh && bytes <= kSmallCount;
+}
+
 Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const Level& level = c.levels[l];
   if (hccl_level == 0) {
+    if (A2SmallCountAllReduce(c, layout, op, bytes)) return Algo::kReduceBcast;
     if (level.kind == LevelKind::kFullMesh) return Algo::kMesh;
     return c.family == "A3" ? Algo::kMesh : Algo::kRing;
   }
@@ -198,8 +210,32 @@ const char* AlgoName(Algo a) {
       return "pipeline";
     case Algo::kPairwise:
       return "pairwise";
+    case Algo::kReduceBcast:
+      return "reduce-bcast";
   }
   return "?";
+}
+
+// Tasks the host issues for one p-way mesh all-reduce, counted in the open cann-hccl
+// templates (every notify post / wait, memcpy and reduce is one task; each of the p-1 peers has
+// its own sub-stream, so a main <-> sub synchronisation is p-1 posts or waits):
+// - AllReduceMeshDirect (the loop executor, per rank): reduce-scatter and all-gather alike are
+//   memcpy, main->sub record + wait, (p-1) x {TxAck, RxAck}, sub->main record + wait, an empty
+//   memcpy, sub wait + main record, (p-1) x {reduce or memcpy, TxDataSignal, RxDataSignal},
+//   sub->main record + wait: 2 + 8(p-1) + 5(p-1) each, 4 + 26(p-1) in all (186 at p = 8).
+// - AllReduceReduceBcast (the small-count executor) on rank 0, the root that every peer waits
+//   for: reduce and broadcast alike are memcpy, main->sub record + wait, (p-1) x {TxAck,
+//   RxDataSignal}, sub->main record + wait: 1 + 6(p-1) each, 2 + 12(p-1) in all (86 at p = 8);
+//   the other ranks issue 6.
+double MeshLoopTasks(int p) { return 4 + 26.0 * (p - 1); }
+double ReduceBcastRootTasks(int p) { return 2 + 12.0 * (p - 1); }
+
+// Assumed (docs/fidelity.md): the host cost is proportional to the tasks the slowest rank (the
+// root) issues, with no fixed part, so the small-count executor costs its share of the loop
+// executor's calibrated dispatch.
+double DispatchScale(const Plan& plan, int ranks) {
+  if (plan.levels.empty() || plan.levels[0] != Algo::kReduceBcast) return 1;
+  return ReduceBcastRootTasks(ranks) / MeshLoopTasks(ranks);
 }
 
 std::vector<Algo> HcclAlgo::For(Op op) const {

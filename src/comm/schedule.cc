@@ -216,6 +216,13 @@ Expected<Schedule> BuildSchedule(const Layout& L, const CollectiveSpec& spec, co
         t += GenPipeline(b, L, n, t, passes, spec.op != Op::kAllGather);
         break;
       }
+      if (plan.levels[0] == Algo::kReduceBcast) {  // one server: reduce into rank 0, then copy out
+        t += ForEachGroup(L, 0, [&](const Members& m, int) {
+          const int k = GenRooted(b, Algo::kMesh, m, 0, n, t, true);
+          return k + GenRooted(b, Algo::kMesh, m, 0, n, t + k, false);
+        });
+        break;
+      }
       const bool rs = spec.op != Op::kAllGather;
       const bool ag = spec.op != Op::kReduceScatter;
       const size_t top = levels - 1;

@@ -172,7 +172,8 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
     }
   }
   total += (result.rounds - 1) * RoundSync(cluster, layout);
-  result.dispatch_s = o.host_dispatch ? cluster.hccl.dispatch_us.value * 1e-6 : 0;
+  result.dispatch_s =
+      o.host_dispatch ? cluster.hccl.dispatch_us.value * 1e-6 * DispatchScale(plan, ranks) : 0;
   total += result.dispatch_s;
   result.time_s = total;
   result.algbw_gbps = spec.bytes / total / 1e9;
