@@ -109,23 +109,44 @@ Algo A2InterServerDefault(const Cluster& c, const Layout& layout, Op op, double 
 // HCCL's defaults on A3 (910_93) when HCCL_ALGO is unset, as the open cann-hccl code has them
 // (docs/clusters.md "Algorithm selection"). AlgConfigurator::GetDefaultAlgoLevel1V1 gives level 1
 // (servers of a supernode) H-D from 8 servers (HCCL_INTER_SERVER_RING_ALGO_MAX_SUPPORT_SERVER_NUM)
-// or at a power of two, ring otherwise; only the 910B runs the size-based V2 selector. The 910_93
-// all-reduce and all-gather operators (SelectAlgfor91093) then replace H-D by NHR, and an
-// all-reduce of at most 1 MiB per NPU of a server inside one supernode uses NHR
-// (smallCountOptimMultiServer). SetAlgoLevel2 gives level 2 (between supernodes) H-D from 8
-// supernodes or at a power of two, ring otherwise. Not read: the reduce-scatter, broadcast and
-// reduce operators' 910_93 paths (they keep NHR here); AIV and zero-copy modes are not modelled.
+// or at a power of two, ring otherwise; only the 910B runs the size-based V2 selector. Each
+// 910_93 operator (SelectAlgfor91093) then adjusts level 1 (A3Level1, below), and an all-reduce
+// of at most 1 MiB per NPU of a server inside one supernode uses NHR (smallCountOptimMultiServer).
+// SetAlgoLevel2 gives level 2 (between supernodes) H-D from 8 supernodes or at a power of two,
+// ring otherwise. AIV, zero-copy and the small-count executors of reduce-scatter and broadcast
+// are not modelled.
+Algo A3Level1(Op op, Algo a);
 Algo A3Default(const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const int n = layout.sizes[l];
   const bool hd = n >= 8 || IsPowerOfTwo(n);
   if (hccl_level >= 2) return hd ? Algo::kHD : Algo::kRing;
-  if (op != Op::kAllReduce && op != Op::kAllGather) return Algo::kNHR;
   const double per_server_npus = layout.sizes[0];
   const bool one_supernode = layout.sizes.size() == l + 1;
   if (op == Op::kAllReduce && per_server_npus > 2 && one_supernode &&
       bytes <= 1024.0 * 1024 * per_server_npus)
     return Algo::kNHR;
-  return hd ? Algo::kNHR : Algo::kRing;
+  return A3Level1(op, hd ? Algo::kHD : Algo::kRing);
+}
+
+// What each 910_93 operator does with the level-1 algorithm it is given (by GetDefaultAlgoLevel1V1
+// or by HCCL_ALGO), read in the open cann-hccl operators (algorithm/impl/operator/*_operator.cc,
+// SelectAlgfor91093): all-reduce, all-gather and reduce-scatter run H-D as NHR ("910_93 supernode
+// supports only ring, NB and NHR between servers"); broadcast runs anything but NHR and NB as NHR
+// ("scatter and broadcast support only NHR / NB"); reduce runs ring ("inter-server only support
+// ring yet"; its whole-ring mode is not modelled).
+Algo A3Level1(Op op, Algo a) {
+  switch (op) {
+    case Op::kReduce:
+      return Algo::kRing;
+    case Op::kBroadcast:
+      return a == Algo::kNHR || a == Algo::kNB ? a : Algo::kNHR;
+    case Op::kAllReduce:
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+      return a == Algo::kHD ? Algo::kNHR : a;
+    default:
+      return a;
+  }
 }
 
 // An all-reduce of at most 256 KiB inside one 910B server in single-operator mode runs
@@ -325,7 +346,10 @@ Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double 
       return Status::InvalidArgument(fmt::format(
           "HCCL_ALGO: pipeline needs exactly two levels (intra- and inter-server); {} ranks span {}",
           layout.ranks, layout.sizes.size()));
-    if (a == Algo::kAuto) a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl, op, bytes);
+    if (a == Algo::kAuto)
+      a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl, op, bytes);
+    else if (c.family == "A3" && hl == 1 && !alltoall && a != Algo::kPipeline)
+      a = A3Level1(op, a);  // the 910_93 operators override a requested level-1 algorithm too
     plan.levels.push_back(a);
   }
   // All-to-all runs flat over every rank; inside one full-mesh server it is one mesh step.
