@@ -59,14 +59,10 @@ struct alignas(64) FlowState {
 };
 static_assert(sizeof(FlowState) == 128);
 
-// What the event loop needs of one transfer of the schedule, copied so that it never reads the
-// schedule itself.
-struct TransferState {
-  double bytes = 0;
-  double reduce_bytes = 0;
-  int32_t src = 0, dst = 0;
-  int32_t step = 0;
-  uint8_t qp = 0;  // the transfer's queue pair (HCCL_RDMA_QPS_PER_CONNECTION allows up to 32)
+// The shape of one transfer of the last schedule (who, when, which queue pair), kept to recognise
+// a schedule of the same shape; the run itself reads the schedule's own 32-byte transfers.
+struct TransferShape {
+  int32_t src = 0, dst = 0, step = 0, qp = 0;
 };
 
 // A rank's progress through its transfers (rank_tx_[pos, end)), in one record: a rank event
@@ -125,15 +121,8 @@ class FlowSim {
   // are empty again after a run and every flow record is back in the pool (every flow finishes),
   // and component stamps only grow, so old marks never match a new stamp.
   void Load(const Schedule& s) {
-    if (SameTransfers(s)) {
-      for (size_t i = 0; i < tx_.size(); ++i) {
-        TransferState& t = tx_[i];
-        t.bytes = s.transfers[i].bytes;
-        t.reduce_bytes = s.transfers[i].reduce_bytes;
-      }
-    } else {
-      Build(s);
-    }
+    if (!SameTransfers(s)) Build(s);
+    tx_ = s.transfers.data();
     for (size_t r = 0; r < rank_.size(); ++r)
       rank_[r] = {static_cast<uint32_t>(offset_[r]), static_cast<uint32_t>(offset_[r + 1]), 0, 0.0, 0.0};
     std::fill(ready_.begin(), ready_.end(), 0);
@@ -199,11 +188,11 @@ class FlowSim {
 
  private:
   bool SameTransfers(const Schedule& s) const {
-    if (s.ranks != ranks_ || s.transfers.size() != tx_.size()) return false;
-    for (size_t i = 0; i < tx_.size(); ++i) {
+    if (s.ranks != ranks_ || s.transfers.size() != shape_.size()) return false;
+    for (size_t i = 0; i < shape_.size(); ++i) {
       const Transfer& t = s.transfers[i];
-      if (t.src != tx_[i].src || t.dst != tx_[i].dst || t.step != tx_[i].step || t.qp != tx_[i].qp)
-        return false;
+      const TransferShape& was = shape_[i];
+      if (t.src != was.src || t.dst != was.dst || t.step != was.step || t.qp != was.qp) return false;
     }
     return true;
   }
@@ -212,11 +201,9 @@ class FlowSim {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     ranks_ = s.ranks;
-    // One pass builds the records (no zero fill first).
-    tx_.clear();
-    tx_.reserve(nt);
-    for (const Transfer& t : s.transfers)
-      tx_.push_back({t.bytes, t.reduce_bytes, t.src, t.dst, t.step, static_cast<uint8_t>(t.qp)});
+    shape_.clear();
+    shape_.reserve(nt);
+    for (const Transfer& t : s.transfers) shape_.push_back({t.src, t.dst, t.step, t.qp});
     // Per rank, its transfers in step order (CSR).
     offset_.assign(nr + 1, 0);
     for (const Transfer& t : s.transfers) {
@@ -256,7 +243,7 @@ class FlowSim {
       const int32_t transfer = rank_tx_[k].id;
       ++r.pending;
       if (++ready_[static_cast<size_t>(transfer)] == 2) {
-        const TransferState& tx = tx_[static_cast<size_t>(transfer)];
+        const Transfer& tx = tx_[static_cast<size_t>(transfer)];
         const int32_t id = Take(transfer);
         FlowState& fs = flows_[static_cast<size_t>(id)];
         const Path p = net_.Route(tx.src, tx.dst, tx.qp);
@@ -286,7 +273,7 @@ class FlowSim {
       pool_.pop_back();
     }
     FlowState& fs = flows_[static_cast<size_t>(id)];
-    const TransferState& tx = tx_[static_cast<size_t>(transfer)];
+    const Transfer& tx = tx_[static_cast<size_t>(transfer)];
     fs.transfer = transfer;
     fs.rem = tx.bytes;
     fs.src = tx.src;
@@ -535,7 +522,8 @@ class FlowSim {
   const Network& net_;
   int ranks_ = -1;
   double gamma_, merge_;
-  std::vector<TransferState> tx_;
+  const Transfer* tx_ = nullptr;          // the transfers of the schedule being run
+  std::vector<TransferShape> shape_;      // of the last schedule built
   std::vector<FlowState> flows_;          // the pool of flow records, active or free
   std::vector<int32_t> pool_, finished_;  // free records; records done in this window
   std::vector<LinkState> links_;
