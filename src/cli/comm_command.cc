@@ -272,7 +272,7 @@ int RunComm(const CommFlags& f) {
   for (const auto& row : rows)
     if (row.algo == "level0:reduce-bcast" && !f.sim.no_dispatch) {
       std::cout << fmt::format(
-          "# reduce-bcast rows (HCCL's <= 256 KiB small-count executor): {:.1f} us, its share "
+          "# reduce-bcast rows (HCCL's one-server small-count executor): {:.1f} us, its share "
           "of the host tasks (docs/fidelity.md)\n",
           row.dispatch_s * 1e6);
       break;

@@ -149,21 +149,26 @@ Algo A3Level1(Op op, Algo a) {
   }
 }
 
-// An all-reduce of at most 256 KiB inside one 910B server in single-operator mode runs
-// AllReduceMeshSmallCountExecutor, larger ones AllReduceMeshOpbaseLoopExecutor
-// (AllReduceOperator::SelectAlgfor910B -> NonDeterministicSelector / MeshTopoSelector,
-// HCCL_SMALL_COUNT_256_KB; all_reduce_operator.cc). Assumed: HCCL_DETERMINISTIC unset (its
-// default), single-operator mode (hccl_test, eager PyTorch), inline reduce (fp32/fp16 sum).
-bool A2SmallCountAllReduce(const Cluster& c, const Layout& layout, Op op, double bytes) {
-  constexpr double kSmallCount = 256.0 * 1024;  // HCCL_SMALL_COUNT_256_KB
-  return c.family == "A2" && op == Op::kAllReduce && layout.sizes.size() == 1 &&
-         c.levels[0].kind == LevelKind::kFullMesh && bytes <= kSmallCount;
+// One-server small all-reduce: AllReduceMeshSmallCountExecutor, which with HCCL_DETERMINISTIC
+// unset (its default) runs the AllReduceReduceBcast template.
+// - 910B (A2): at most 256 KiB in single-operator mode, larger ones AllReduceMeshOpbaseLoopExecutor
+//   (AllReduceOperator::SelectAlgfor910B -> NonDeterministicSelector / MeshTopoSelector,
+//   HCCL_SMALL_COUNT_256_KB; all_reduce_operator.cc).
+// - 910_93 (A3): smallCountOptimSingleServer in SelectAlgfor91093, more than 2 devices and at most
+//   512 KiB per rank (HCCL_SMALL_COUNT_512_KB * userRankSize_).
+// Assumed: single-operator mode (hccl_test, eager PyTorch), inline reduce (fp32/fp16 sum), no
+// retry, the CCL buffer not limiting.
+bool SmallCountAllReduce(const Cluster& c, const Layout& layout, Op op, double bytes) {
+  if (op != Op::kAllReduce || layout.sizes.size() != 1) return false;
+  if (c.family == "A2") return c.levels[0].kind == LevelKind::kFullMesh && bytes <= 256.0 * 1024;
+  if (c.family == "A3") return layout.ranks > 2 && bytes <= 512.0 * 1024 * layout.ranks;
+  return false;
 }
 
 Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const Level& level = c.levels[l];
   if (hccl_level == 0) {
-    if (A2SmallCountAllReduce(c, layout, op, bytes)) return Algo::kReduceBcast;
+    if (SmallCountAllReduce(c, layout, op, bytes)) return Algo::kReduceBcast;
     if (level.kind == LevelKind::kFullMesh) return Algo::kMesh;
     return c.family == "A3" ? Algo::kMesh : Algo::kRing;
   }

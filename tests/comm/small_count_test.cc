@@ -25,6 +25,12 @@ TEST(CommSmallCount, SelectedForOneServerAllReduceUpTo256KiB) {
   // Not for other collectives, nor across servers, nor on other product families.
   EXPECT_EQ(PlanOf(a2, 8, Op::kAllGather, 8192), "level0:fullmesh");
   EXPECT_EQ(PlanOf(a2, 16, Op::kAllReduce, 8192).rfind("level0:fullmesh;", 0), 0u);
+  // A3 (910_93): more than 2 ranks in one server, at most 512 KiB per rank.
+  const Cluster a3 = Shipped("atlas900-a3-superpod");
+  EXPECT_EQ(PlanOf(a3, 4, Op::kAllReduce, 2 * 1024 * 1024), "level0:reduce-bcast");
+  EXPECT_EQ(PlanOf(a3, 4, Op::kAllReduce, 2 * 1024 * 1024 + 1), "level0:fullmesh");
+  EXPECT_EQ(PlanOf(a3, 2, Op::kAllReduce, 8192), "level0:fullmesh");
+  EXPECT_EQ(PlanOf(a3, 16, Op::kAllReduce, 8192).find("reduce-bcast"), std::string::npos);
   const Cluster v910 = Shipped("atlas800-910");
   EXPECT_EQ(PlanOf(v910, 8, Op::kAllReduce, 8192).find("reduce-bcast"), std::string::npos);
   // HCCL_ALGO cannot name it (it is an executor, not a level algorithm).

@@ -37,7 +37,7 @@ enum class Algo {
   kNB,        // nonuniform Bruck: ceil(log2 p) steps, distances doubling
   kPipeline,  // inter-server ring overlapped with intra-server transfers (two-level only)
   kPairwise,  // all-to-all in p-1 shifted steps
-  // 910B one-server small all-reduce (AllReduceMeshSmallCountExecutor, AllReduceReduceBcast):
+  // One-server small all-reduce on 910B / 910_93 (AllReduceMeshSmallCountExecutor, AllReduceReduceBcast):
   // every rank reduces its whole buffer into rank 0, then every rank copies the result back.
   // Chosen by the selector only; not an HCCL_ALGO value.
   kReduceBcast,
