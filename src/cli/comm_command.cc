@@ -269,6 +269,14 @@ int RunComm(const CommFlags& f) {
       "# host dispatch per collective: {:.1f} us ({}, {}){}\n", cluster->hccl.dispatch_us.value,
       comm::ConfidenceName(cluster->hccl.dispatch_us.confidence), cluster->hccl.dispatch_us.source,
       f.sim.no_dispatch ? " -- left out (--no-dispatch)" : "");
+  for (const auto& row : rows)
+    if (row.algo == "level0:reduce-bcast" && !f.sim.no_dispatch) {
+      std::cout << fmt::format(
+          "# reduce-bcast rows (HCCL's one-server small-count executor): {:.1f} us, its share "
+          "of the host tasks (docs/fidelity.md)\n",
+          row.dispatch_s * 1e6);
+      break;
+    }
   std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>7}  {}\n", "size(B)", "count(fp32)",
                            "time(us)", "algbw(GB/s)", "busbw(GB/s)", "rounds", "algo");
   for (size_t i = 0; i < rows.size(); ++i)

@@ -143,6 +143,9 @@ double AnalyticalTime(const Cluster& cluster, const Layout& L, const CollectiveS
         }
         return t;
       }
+      if (plan.levels[0] == Algo::kReduceBcast)  // one server: reduce into rank 0, copy out
+        return Rooted(cost[0], Algo::kMesh, L.sizes[0], n, true) +
+               Rooted(cost[0], Algo::kMesh, L.sizes[0], n, false);
       const size_t top = levels - 1;
       const bool ar = spec.op == Op::kAllReduce;
       if (spec.op != Op::kAllGather)

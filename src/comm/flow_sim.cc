@@ -16,6 +16,8 @@
 #include <memory>
 #include <queue>
 
+#include "completion_heap.h"
+
 #include "npugap/comm/simulate.h"
 
 namespace npugap::comm {
@@ -33,7 +35,11 @@ struct Event {
   bool operator>(const Event& o) const { return t > o.t; }
 };
 
-// Everything the hot loops read about one flow, in two adjacent cache lines: a solve touches
+// One active flow: a record taken from a pool when both ranks of a transfer reach its step and
+// given back (after the merge window it finished in) when it completes, so that only as many
+// records exist as flows are ever active at once. The records a solve walks then stay few and
+// warm in cache instead of being spread over one per transfer (590K at 16,384 ranks, 75 MB).
+// Everything the hot loops read about the flow sits in two adjacent cache lines: a solve touches
 // every flow of a component, and parallel arrays cost a cache miss per array per flow. The flow's
 // nodes in the per-link lists live here too, so walking a link's list reads the states it needs.
 struct alignas(64) FlowState {
@@ -41,19 +47,33 @@ struct alignas(64) FlowState {
   double rate = 0;   // bytes/s; -1 inactive (done), -2 unfrozen during a solve
   double t_upd = 0;  // when rem was last brought up to date
   std::array<int32_t, kHops> links{};
-  int32_t count = 0;  // hops used in links
-  uint32_t mark = 0;  // component stamp
+  int32_t count = 0;     // hops used in links
+  uint32_t mark = 0;     // component stamp
+  int32_t transfer = 0;  // the schedule's transfer it carries
+  // Second cache line: what list walks and the completion read.
   // Node flow * kHops + hop of the list of links[hop]: the next and previous nodes (-1: none).
   std::array<int32_t, kHops> next{};
   std::array<int32_t, kHops> prev{};
-  int32_t heap_pos = -1;  // its index in the completion heap, -1 when not queued
-  // The transfer itself, copied here so that the event loop never reads the schedule.
-  int32_t src = 0, dst = 0;
-  uint8_t ready = 0;  // how many of its two ranks have reached its step
-  uint8_t qp = 0;     // the transfer's queue pair (HCCL_RDMA_QPS_PER_CONNECTION allows up to 32)
+  int32_t src = 0, dst = 0;  // the transfer's, copied so that its completion reads no other record
   double reduce_bytes = 0;
 };
 static_assert(sizeof(FlowState) == 128);
+
+// The shape of one transfer of the last schedule (who, when, which queue pair), kept to recognise
+// a schedule of the same shape; the run itself reads the schedule's own 32-byte transfers.
+struct TransferShape {
+  int32_t src = 0, dst = 0, step = 0, qp = 0;
+};
+
+// A rank's progress through its transfers (rank_tx_[pos, end)), in one record: a rank event
+// reads all of it, and separate arrays cost a cache miss each at 16,384 ranks.
+struct RankState {
+  uint32_t pos = 0;       // its first transfer not yet done
+  uint32_t end = 0;       // one past its last transfer
+  int32_t pending = 0;    // transfers of the current step not yet done
+  double reduce_acc = 0;  // bytes received in the current step, to reduce
+  double finish = 0;      // when it finished its last step
+};
 
 // A rank's transfers in step order, with the step beside the id so that walking a rank's steps
 // does not touch the transfers themselves.
@@ -79,107 +99,33 @@ struct Share {
   bool operator>(const Share& o) const { return share > o.share; }
 };
 
-// Finish times of the active flows, one entry per flow, moved in place when a re-solve changes a
-// rate: the heap holds only live entries (no stale copies to skip), so it stays as small as the
-// number of active flows.
-class CompletionHeap {
- public:
-  explicit CompletionHeap(std::vector<FlowState>& flows) : flows_(flows) {}
-  bool empty() const { return heap_.empty(); }
-  double top_t() const { return heap_[0].t; }
-  int32_t top_flow() const { return heap_[0].flow; }
-  void Set(int32_t flow, double t) {
-    int32_t& at = flows_[static_cast<size_t>(flow)].heap_pos;
-    if (at < 0) {
-      at = static_cast<int32_t>(heap_.size());
-      heap_.push_back({t, flow});
-      Up(static_cast<size_t>(at));
-      return;
-    }
-    const size_t i = static_cast<size_t>(at);
-    const double old = heap_[i].t;
-    heap_[i].t = t;
-    if (t < old)
-      Up(i);
-    else
-      Down(i);
-  }
-  void Pop() {
-    flows_[static_cast<size_t>(heap_[0].flow)].heap_pos = -1;
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    if (heap_.empty()) return;
-    heap_[0] = last;
-    flows_[static_cast<size_t>(last.flow)].heap_pos = 0;
-    Down(0);
-  }
-
- private:
-  struct Entry {
-    double t;
-    int32_t flow;
-  };
-  void Place(size_t i, const Entry& e) {
-    heap_[i] = e;
-    flows_[static_cast<size_t>(e.flow)].heap_pos = static_cast<int32_t>(i);
-  }
-  void Up(size_t i) {
-    const Entry e = heap_[i];
-    while (i > 0) {
-      const size_t parent = (i - 1) / 2;
-      if (!(e.t < heap_[parent].t)) break;
-      Place(i, heap_[parent]);
-      i = parent;
-    }
-    Place(i, e);
-  }
-  void Down(size_t i) {
-    const Entry e = heap_[i];
-    const size_t n = heap_.size();
-    while (true) {
-      size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && heap_[child + 1].t < heap_[child].t) ++child;
-      if (!(heap_[child].t < e.t)) break;
-      Place(i, heap_[child]);
-      i = child;
-    }
-    Place(i, e);
-  }
-  std::vector<Entry> heap_;
-  std::vector<FlowState>& flows_;  // each flow's heap_pos
+// A flow's cap (the smallest of its links that carry it alone). Ordered by cap, then by transfer,
+// which is what sorting (cap, transfer id) pairs gave before flows lived in pooled records.
+struct Cap {
+  double cap;
+  int32_t transfer;
+  int32_t flow;
+  bool operator<(const Cap& o) const { return cap < o.cap || (cap == o.cap && transfer < o.transfer); }
 };
 
 class FlowSim {
  public:
-  FlowSim(const Network& net, double gamma, double merge)
-      : net_(net), gamma_(gamma), merge_(merge), done_(flows_) {
+  FlowSim(const Network& net, double gamma, double merge) : net_(net), gamma_(gamma), merge_(merge) {
     links_.resize(net.links().size());
     for (size_t l = 0; l < links_.size(); ++l) links_[l].capacity = net.links()[l].capacity;
   }
 
   // A schedule with the same transfers as the previous one (HCCL_BUFFSIZE rounds differ only in
-  // their bytes) keeps the flow records, the per-rank index and their memory; any other schedule
-  // rebuilds them. Either way the run starts from the state a fresh simulator has: links are empty
-  // again after a run (every flow finishes), and component stamps only grow, so old marks never
-  // match a new stamp.
+  // their bytes) keeps the transfer records, the per-rank index and their memory; any other
+  // schedule rebuilds them. Either way the run starts from the state a fresh simulator has: links
+  // are empty again after a run and every flow record is back in the pool (every flow finishes),
+  // and component stamps only grow, so old marks never match a new stamp.
   void Load(const Schedule& s) {
-    if (SameTransfers(s)) {
-      for (size_t i = 0; i < flows_.size(); ++i) {
-        FlowState& fs = flows_[i];
-        fs.rem = s.transfers[i].bytes;
-        fs.reduce_bytes = s.transfers[i].reduce_bytes;
-        fs.rate = 0;
-        fs.t_upd = 0;
-        fs.ready = 0;
-      }
-    } else {
-      Build(s);
-    }
-    pos_.assign(offset_.begin(), offset_.end() - 1);
-    std::fill(pending_.begin(), pending_.end(), 0);
-    std::fill(reduce_acc_.begin(), reduce_acc_.end(), 0.0);
-    std::fill(rank_finish_.begin(), rank_finish_.end(), 0.0);
+    if (!SameTransfers(s)) Build(s);
+    tx_ = s.transfers.data();
+    for (size_t r = 0; r < rank_.size(); ++r)
+      rank_[r] = {static_cast<uint32_t>(offset_[r]), static_cast<uint32_t>(offset_[r + 1]), 0, 0.0, 0.0};
+    std::fill(ready_.begin(), ready_.end(), 0);
     solves_ = 0;
     window_end_ = -1;
   }
@@ -199,11 +145,19 @@ class FlowSim {
       now = tb;
       window_end_ = tb;
       seeds_.clear();
+      Release();
       while (true) {
         if (done_.empty() || done_.top_t() > tb) break;
         const int32_t f = done_.top_flow();
         const double tf = done_.top_t();
         done_.Pop();
+        // The next completion's record and its ranks are cache misses; start loading them while
+        // this one is handled (no effect on the result).
+        if (!done_.empty()) {
+          const FlowState& next = flows_[static_cast<size_t>(done_.top_flow())];
+          __builtin_prefetch(&next);
+          __builtin_prefetch(&next.next);
+        }
         Finish(f, tf);
       }
       while (!events_.empty() && events_.top().t <= tb) {
@@ -221,20 +175,24 @@ class FlowSim {
       Component();
       Solve(now);
     }
+    Release();
     FlowSimResult result;
     result.solves = solves_;
-    result.rank_finish_s = rank_finish_;
-    for (double f : rank_finish_) result.time_s = std::max(result.time_s, f);
+    result.rank_finish_s.reserve(rank_.size());
+    for (const RankState& r : rank_) {
+      result.rank_finish_s.push_back(r.finish);
+      result.time_s = std::max(result.time_s, r.finish);
+    }
     return result;
   }
 
  private:
   bool SameTransfers(const Schedule& s) const {
-    if (s.ranks != ranks_ || s.transfers.size() != flows_.size()) return false;
-    for (size_t i = 0; i < flows_.size(); ++i) {
+    if (s.ranks != ranks_ || s.transfers.size() != shape_.size()) return false;
+    for (size_t i = 0; i < shape_.size(); ++i) {
       const Transfer& t = s.transfers[i];
-      if (t.src != flows_[i].src || t.dst != flows_[i].dst || t.step != steps_[i] || t.qp != flows_[i].qp)
-        return false;
+      const TransferShape& was = shape_[i];
+      if (t.src != was.src || t.dst != was.dst || t.step != was.step || t.qp != was.qp) return false;
     }
     return true;
   }
@@ -243,20 +201,9 @@ class FlowSim {
     const size_t nt = s.transfers.size();
     const size_t nr = static_cast<size_t>(s.ranks);
     ranks_ = s.ranks;
-    // One pass builds the records (no zero fill first); a flow's bytes wait in rem until it starts.
-    flows_.clear();
-    flows_.reserve(nt);
-    steps_.resize(nt);
-    for (size_t i = 0; i < nt; ++i) {
-      const Transfer& t = s.transfers[i];
-      FlowState& fs = flows_.emplace_back();
-      fs.rem = t.bytes;
-      fs.src = t.src;
-      fs.dst = t.dst;
-      fs.reduce_bytes = t.reduce_bytes;
-      fs.qp = static_cast<uint8_t>(t.qp);
-      steps_[i] = t.step;
-    }
+    shape_.clear();
+    shape_.reserve(nt);
+    for (const Transfer& t : s.transfers) shape_.push_back({t.src, t.dst, t.step, t.qp});
     // Per rank, its transfers in step order (CSR).
     offset_.assign(nr + 1, 0);
     for (const Transfer& t : s.transfers) {
@@ -271,9 +218,8 @@ class FlowSim {
       rank_tx_[fill[static_cast<size_t>(s.transfers[i].src)]++] = rt;
       rank_tx_[fill[static_cast<size_t>(s.transfers[i].dst)]++] = rt;
     }
-    pending_.assign(nr, 0);
-    reduce_acc_.assign(nr, 0);
-    rank_finish_.assign(nr, 0);
+    rank_.resize(nr);
+    ready_.resize(nt);
   }
 
   int32_t& Next(int32_t node) {
@@ -283,22 +229,24 @@ class FlowSim {
     return flows_[static_cast<size_t>(node / kHops)].prev[static_cast<size_t>(node % kHops)];
   }
 
-  int32_t StepAt(size_t r) const { return pos_[r] < offset_[r + 1] ? rank_tx_[pos_[r]].step : -1; }
+  int32_t StepAt(const RankState& r) const { return r.pos < r.end ? rank_tx_[r.pos].step : -1; }
 
   void RankReady(int32_t rank, double t) {
-    const size_t r = static_cast<size_t>(rank);
+    RankState& r = rank_[static_cast<size_t>(rank)];
     const int32_t step = StepAt(r);
     if (step < 0) {
-      rank_finish_[r] = t;
+      r.finish = t;
       return;
     }
-    for (size_t k = pos_[r]; k < offset_[r + 1]; ++k) {
+    for (size_t k = r.pos; k < r.end; ++k) {
       if (rank_tx_[k].step != step) break;
-      const int32_t id = rank_tx_[k].id;
-      ++pending_[r];
-      FlowState& fs = flows_[static_cast<size_t>(id)];
-      if (++fs.ready == 2) {
-        const Path p = net_.Route(fs.src, fs.dst, fs.qp);
+      const int32_t transfer = rank_tx_[k].id;
+      ++r.pending;
+      if (++ready_[static_cast<size_t>(transfer)] == 2) {
+        const Transfer& tx = tx_[static_cast<size_t>(transfer)];
+        const int32_t id = Take(transfer);
+        FlowState& fs = flows_[static_cast<size_t>(id)];
+        const Path p = net_.Route(tx.src, tx.dst, tx.qp);
         fs.links = p.links;
         fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it
@@ -311,6 +259,35 @@ class FlowSim {
         }
       }
     }
+  }
+
+  // A flow record from the pool for `transfer`, its bytes all still to move.
+  int32_t Take(int32_t transfer) {
+    int32_t id;
+    if (pool_.empty()) {
+      id = static_cast<int32_t>(flows_.size());
+      flows_.emplace_back();
+      done_.Grow(flows_.size());
+    } else {
+      id = pool_.back();
+      pool_.pop_back();
+    }
+    FlowState& fs = flows_[static_cast<size_t>(id)];
+    const Transfer& tx = tx_[static_cast<size_t>(transfer)];
+    fs.transfer = transfer;
+    fs.rem = tx.bytes;
+    fs.src = tx.src;
+    fs.dst = tx.dst;
+    fs.reduce_bytes = tx.reduce_bytes;
+    return id;
+  }
+
+  // Records of the flows done in the last window go back to the pool. Not sooner: the window's
+  // seeds may still name them, and a record taken again inside the window would stand in the
+  // seed list for a flow that is not there.
+  void Release() {
+    pool_.insert(pool_.end(), finished_.begin(), finished_.end());
+    finished_.clear();
   }
 
   // The flow joins the per-link lists; it has moved nothing yet (rate 0 since `t`).
@@ -348,19 +325,19 @@ class FlowSim {
     }
     fs.rate = -1;  // inactive
     --active_;
-    Done(f, t);
+    finished_.push_back(f);
+    Done(fs.src, fs.dst, fs.reduce_bytes, t);
   }
 
-  void Done(int32_t id, double t) {
-    const FlowState& fs = flows_[static_cast<size_t>(id)];
-    reduce_acc_[static_cast<size_t>(fs.dst)] += fs.reduce_bytes;
-    for (int32_t rank : {fs.src, fs.dst}) {
-      const size_t r = static_cast<size_t>(rank);
-      if (--pending_[r] > 0) continue;
+  void Done(int32_t src, int32_t dst, double reduce_bytes, double t) {
+    rank_[static_cast<size_t>(dst)].reduce_acc += reduce_bytes;
+    for (int32_t rank : {src, dst}) {
+      RankState& r = rank_[static_cast<size_t>(rank)];
+      if (--r.pending > 0) continue;
       const int32_t step = StepAt(r);
-      while (pos_[r] < offset_[r + 1] && rank_tx_[pos_[r]].step == step) ++pos_[r];
-      const double reduce = reduce_acc_[r] / gamma_;
-      reduce_acc_[r] = 0;
+      while (r.pos < r.end && rank_tx_[r.pos].step == step) ++r.pos;
+      const double reduce = r.reduce_acc / gamma_;
+      r.reduce_acc = 0;
       if (t + reduce <= window_end_)
         RankReady(rank, t + reduce);
       else
@@ -402,9 +379,8 @@ class FlowSim {
   // sort over them is much cheaper than a comparison sort of every flow.
   void SortCaps() {
     distinct_.clear();
-    for (const auto& c : caps_) {
-      if (std::find(distinct_.begin(), distinct_.end(), c.first) == distinct_.end())
-        distinct_.push_back(c.first);
+    for (const Cap& c : caps_) {
+      if (std::find(distinct_.begin(), distinct_.end(), c.cap) == distinct_.end()) distinct_.push_back(c.cap);
       if (distinct_.size() > 16) {
         std::sort(caps_.begin(), caps_.end());
         return;
@@ -413,8 +389,8 @@ class FlowSim {
     std::sort(distinct_.begin(), distinct_.end());
     sorted_caps_.clear();
     for (double v : distinct_)
-      for (const auto& c : caps_)
-        if (c.first == v) sorted_caps_.push_back(c);
+      for (const Cap& c : caps_)
+        if (c.cap == v) sorted_caps_.push_back(c);
     caps_.swap(sorted_caps_);
   }
 
@@ -440,7 +416,7 @@ class FlowSim {
         const LinkState& link = links_[static_cast<size_t>(fs.links[static_cast<size_t>(i)])];
         if (link.count < 2) cap = std::min(cap, link.capacity);
       }
-      caps_.push_back({cap, f});
+      caps_.push_back({cap, fs.transfer, f});
       fs.rate = -2;  // unfrozen during the solve
     }
     SortCaps();
@@ -471,11 +447,11 @@ class FlowSim {
       level = std::min(level, link.rem / link.unfrozen);
     }
     for (int pass = 0; pass < kScanPasses && !live_.empty(); ++pass) {
-      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].second)) ++next_cap;
-      const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
+      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].flow)) ++next_cap;
+      const double cap = next_cap < caps_.size() ? caps_[next_cap].cap : kInf;
       if (cap <= level) {
-        for (; next_cap < caps_.size() && caps_[next_cap].first <= cap; ++next_cap)
-          if (unfrozen(caps_[next_cap].second)) freeze(caps_[next_cap].second, cap);
+        for (; next_cap < caps_.size() && caps_[next_cap].cap <= cap; ++next_cap)
+          if (unfrozen(caps_[next_cap].flow)) freeze(caps_[next_cap].flow, cap);
       }
       const double bound = std::min(level, cap) * (1 + 1e-12);
       double next = kInf;
@@ -502,11 +478,11 @@ class FlowSim {
     }
     std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
     while (true) {
-      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].second)) ++next_cap;
-      const double cap = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
+      while (next_cap < caps_.size() && !unfrozen(caps_[next_cap].flow)) ++next_cap;
+      const double cap = next_cap < caps_.size() ? caps_[next_cap].cap : kInf;
       if (heap_.empty() || cap <= heap_.front().share) {
         if (next_cap == caps_.size()) break;
-        freeze(caps_[next_cap].second, cap);
+        freeze(caps_[next_cap].flow, cap);
         continue;
       }
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -523,7 +499,7 @@ class FlowSim {
       if (cap < current) {  // a flow's own cap comes first after all
         heap_.push_back({current, l});
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-        freeze(caps_[next_cap].second, cap);
+        freeze(caps_[next_cap].flow, cap);
         continue;
       }
       for (int32_t n = link.head; n >= 0; n = Next(n))
@@ -545,22 +521,24 @@ class FlowSim {
 
   const Network& net_;
   int ranks_ = -1;
-  std::vector<int32_t> steps_;  // each transfer's step, to recognise a schedule of the same shape
   double gamma_, merge_;
-  std::vector<FlowState> flows_;
+  const Transfer* tx_ = nullptr;          // the transfers of the schedule being run
+  std::vector<TransferShape> shape_;      // of the last schedule built
+  std::vector<FlowState> flows_;          // the pool of flow records, active or free
+  std::vector<int32_t> pool_, finished_;  // free records; records done in this window
   std::vector<LinkState> links_;
   uint32_t stamp_ = 0;
-  std::vector<size_t> offset_, pos_;
+  std::vector<size_t> offset_;  // per rank, where its transfers start in rank_tx_ (and one past)
   std::vector<RankTransfer> rank_tx_;
-  std::vector<int32_t> pending_;
-  std::vector<double> reduce_acc_, rank_finish_;
+  std::vector<RankState> rank_;
+  std::vector<uint8_t> ready_;  // per transfer, how many of its two ranks have reached its step
   // Active flows per link are intrusive doubly linked lists over (flow, hop) nodes, node =
   // flow * kHops + hop, stored in FlowState: joining and leaving are O(1) and allocate nothing.
   std::vector<int32_t> seeds_, comp_, comp_links_;
   std::vector<double> old_rate_;
   std::vector<Share> heap_;
   std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
-  std::vector<std::pair<double, int32_t>> caps_, sorted_caps_;
+  std::vector<Cap> caps_, sorted_caps_;
   std::vector<double> distinct_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   CompletionHeap done_;
@@ -573,7 +551,7 @@ class FlowSim {
 
 struct FlowSimulator::Impl {
   Impl(const Network& net, double gamma, double merge) : sim(net, gamma, merge) {}
-  FlowSim sim;  // built in place: its completion heap refers to its own flow records
+  FlowSim sim;
 };
 
 FlowSimulator::FlowSimulator(const Network& net, double reduce_bytes_per_s, double merge_window_rel)

@@ -109,28 +109,66 @@ Algo A2InterServerDefault(const Cluster& c, const Layout& layout, Op op, double 
 // HCCL's defaults on A3 (910_93) when HCCL_ALGO is unset, as the open cann-hccl code has them
 // (docs/clusters.md "Algorithm selection"). AlgConfigurator::GetDefaultAlgoLevel1V1 gives level 1
 // (servers of a supernode) H-D from 8 servers (HCCL_INTER_SERVER_RING_ALGO_MAX_SUPPORT_SERVER_NUM)
-// or at a power of two, ring otherwise; only the 910B runs the size-based V2 selector. The 910_93
-// all-reduce and all-gather operators (SelectAlgfor91093) then replace H-D by NHR, and an
-// all-reduce of at most 1 MiB per NPU of a server inside one supernode uses NHR
-// (smallCountOptimMultiServer). SetAlgoLevel2 gives level 2 (between supernodes) H-D from 8
-// supernodes or at a power of two, ring otherwise. Not read: the reduce-scatter, broadcast and
-// reduce operators' 910_93 paths (they keep NHR here); AIV and zero-copy modes are not modelled.
+// or at a power of two, ring otherwise; only the 910B runs the size-based V2 selector. Each
+// 910_93 operator (SelectAlgfor91093) then adjusts level 1 (A3Level1, below), and an all-reduce
+// of at most 1 MiB per NPU of a server inside one supernode uses NHR (smallCountOptimMultiServer).
+// SetAlgoLevel2 gives level 2 (between supernodes) H-D from 8 supernodes or at a power of two,
+// ring otherwise. AIV, zero-copy and the small-count executors of reduce-scatter and broadcast
+// are not modelled.
+Algo A3Level1(Op op, Algo a);
 Algo A3Default(const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const int n = layout.sizes[l];
   const bool hd = n >= 8 || IsPowerOfTwo(n);
   if (hccl_level >= 2) return hd ? Algo::kHD : Algo::kRing;
-  if (op != Op::kAllReduce && op != Op::kAllGather) return Algo::kNHR;
   const double per_server_npus = layout.sizes[0];
   const bool one_supernode = layout.sizes.size() == l + 1;
   if (op == Op::kAllReduce && per_server_npus > 2 && one_supernode &&
       bytes <= 1024.0 * 1024 * per_server_npus)
     return Algo::kNHR;
-  return hd ? Algo::kNHR : Algo::kRing;
+  return A3Level1(op, hd ? Algo::kHD : Algo::kRing);
+}
+
+// What each 910_93 operator does with the level-1 algorithm it is given (by GetDefaultAlgoLevel1V1
+// or by HCCL_ALGO), read in the open cann-hccl operators (algorithm/impl/operator/*_operator.cc,
+// SelectAlgfor91093): all-reduce, all-gather and reduce-scatter run H-D as NHR ("910_93 supernode
+// supports only ring, NB and NHR between servers"); broadcast runs anything but NHR and NB as NHR
+// ("scatter and broadcast support only NHR / NB"); reduce runs ring ("inter-server only support
+// ring yet"; its whole-ring mode is not modelled).
+Algo A3Level1(Op op, Algo a) {
+  switch (op) {
+    case Op::kReduce:
+      return Algo::kRing;
+    case Op::kBroadcast:
+      return a == Algo::kNHR || a == Algo::kNB ? a : Algo::kNHR;
+    case Op::kAllReduce:
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+      return a == Algo::kHD ? Algo::kNHR : a;
+    default:
+      return a;
+  }
+}
+
+// One-server small all-reduce: AllReduceMeshSmallCountExecutor, which with HCCL_DETERMINISTIC
+// unset (its default) runs the AllReduceReduceBcast template.
+// - 910B (A2): at most 256 KiB in single-operator mode, larger ones AllReduceMeshOpbaseLoopExecutor
+//   (AllReduceOperator::SelectAlgfor910B -> NonDeterministicSelector / MeshTopoSelector,
+//   HCCL_SMALL_COUNT_256_KB; all_reduce_operator.cc).
+// - 910_93 (A3): smallCountOptimSingleServer in SelectAlgfor91093, more than 2 devices and at most
+//   512 KiB per rank (HCCL_SMALL_COUNT_512_KB * userRankSize_).
+// Assumed: single-operator mode (hccl_test, eager PyTorch), inline reduce (fp32/fp16 sum), no
+// retry, the CCL buffer not limiting.
+bool SmallCountAllReduce(const Cluster& c, const Layout& layout, Op op, double bytes) {
+  if (op != Op::kAllReduce || layout.sizes.size() != 1) return false;
+  if (c.family == "A2") return c.levels[0].kind == LevelKind::kFullMesh && bytes <= 256.0 * 1024;
+  if (c.family == "A3") return layout.ranks > 2 && bytes <= 512.0 * 1024 * layout.ranks;
+  return false;
 }
 
 Algo DefaultAlgo(const Cluster& c, const Layout& layout, size_t l, int hccl_level, Op op, double bytes) {
   const Level& level = c.levels[l];
   if (hccl_level == 0) {
+    if (SmallCountAllReduce(c, layout, op, bytes)) return Algo::kReduceBcast;
     if (level.kind == LevelKind::kFullMesh) return Algo::kMesh;
     return c.family == "A3" ? Algo::kMesh : Algo::kRing;
   }
@@ -198,8 +236,32 @@ const char* AlgoName(Algo a) {
       return "pipeline";
     case Algo::kPairwise:
       return "pairwise";
+    case Algo::kReduceBcast:
+      return "reduce-bcast";
   }
   return "?";
+}
+
+// Tasks the host issues for one p-way mesh all-reduce, counted in the open cann-hccl
+// templates (every notify post / wait, memcpy and reduce is one task; each of the p-1 peers has
+// its own sub-stream, so a main <-> sub synchronisation is p-1 posts or waits):
+// - AllReduceMeshDirect (the loop executor, per rank): reduce-scatter and all-gather alike are
+//   memcpy, main->sub record + wait, (p-1) x {TxAck, RxAck}, sub->main record + wait, an empty
+//   memcpy, sub wait + main record, (p-1) x {reduce or memcpy, TxDataSignal, RxDataSignal},
+//   sub->main record + wait: 2 + 8(p-1) + 5(p-1) each, 4 + 26(p-1) in all (186 at p = 8).
+// - AllReduceReduceBcast (the small-count executor) on rank 0, the root that every peer waits
+//   for: reduce and broadcast alike are memcpy, main->sub record + wait, (p-1) x {TxAck,
+//   RxDataSignal}, sub->main record + wait: 1 + 6(p-1) each, 2 + 12(p-1) in all (86 at p = 8);
+//   the other ranks issue 6.
+double MeshLoopTasks(int p) { return 4 + 26.0 * (p - 1); }
+double ReduceBcastRootTasks(int p) { return 2 + 12.0 * (p - 1); }
+
+// Assumed (docs/fidelity.md): the host cost is proportional to the tasks the slowest rank (the
+// root) issues, with no fixed part, so the small-count executor costs its share of the loop
+// executor's calibrated dispatch.
+double DispatchScale(const Plan& plan, int ranks) {
+  if (plan.levels.empty() || plan.levels[0] != Algo::kReduceBcast) return 1;
+  return ReduceBcastRootTasks(ranks) / MeshLoopTasks(ranks);
 }
 
 std::vector<Algo> HcclAlgo::For(Op op) const {
@@ -289,7 +351,10 @@ Expected<Plan> SelectPlan(const Cluster& c, const Layout& layout, Op op, double 
       return Status::InvalidArgument(fmt::format(
           "HCCL_ALGO: pipeline needs exactly two levels (intra- and inter-server); {} ranks span {}",
           layout.ranks, layout.sizes.size()));
-    if (a == Algo::kAuto) a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl, op, bytes);
+    if (a == Algo::kAuto)
+      a = alltoall ? Algo::kPairwise : DefaultAlgo(c, layout, l, hl, op, bytes);
+    else if (c.family == "A3" && hl == 1 && !alltoall && a != Algo::kPipeline)
+      a = A3Level1(op, a);  // the 910_93 operators override a requested level-1 algorithm too
     plan.levels.push_back(a);
   }
   // All-to-all runs flat over every rank; inside one full-mesh server it is one mesh step.

@@ -1,7 +1,7 @@
 // Link graph construction and routing. Full mesh: one link per ordered pair of a group. Switch:
 // an up and a down link per NPU and port name (the switch itself is non-blocking). Fabric: NIC
 // up/down, leaf↔spine links (nics_per_leaf / oversubscription per leaf), and spine↔core links
-// when the leaves exceed one pod.
+// when the leaves exceed one pod. Every up link is followed by its down link (ids 2i, 2i + 1).
 #include "npugap/comm/network.h"
 
 #include <algorithm>
@@ -11,6 +11,15 @@
 #include <fmt/format.h>
 
 namespace npugap::comm {
+
+namespace {
+// h mod m. Uplink counts are mostly powers of two, where the mask gives the same value without a
+// 64-bit division (two per routed flow, 1.2M flows in a 16,384-rank all-reduce).
+uint64_t Mod(uint64_t h, int m) {
+  const uint64_t u = static_cast<uint64_t>(m);
+  return (u & (u - 1)) == 0 ? h & (u - 1) : h % u;
+}
+}  // namespace
 
 uint64_t FlowHash(uint64_t seed, int src, int dst, int qp) {
   // splitmix64 over (seed, src, dst, qp): the flow's 5-tuple stand-in. QP 0 hashes as before QPs
@@ -44,7 +53,7 @@ Expected<Network> Network::Build(const Cluster& c, const Layout& L, uint64_t see
         continue;
       }
       port_base[level.port] = base;
-      net.links_.resize(net.links_.size() + 2 * static_cast<size_t>(n), Link{cap});  // up, down
+      net.links_.resize(net.links_.size() + 2 * static_cast<size_t>(n), Link{cap});  // [rank][up, down]
     } else {
       const Fabric& f = c.fabric;
       net.leaves_ = (n + f.nics_per_leaf - 1) / f.nics_per_leaf;
@@ -59,13 +68,10 @@ Expected<Network> Network::Build(const Cluster& c, const Layout& L, uint64_t see
           net.pods_ > 1
               ? std::max(1, static_cast<int>(std::lround(f.leaves_per_pod / f.core_oversubscription.value)))
               : 0;
-      net.nic_up_ = base;
-      net.nic_down_ = base + n;
-      net.leaf_up_ = base + 2 * n;
-      net.leaf_down_ = net.leaf_up_ + net.leaves_ * net.up_;
-      net.spine_up_ = net.leaf_down_ + net.leaves_ * net.up_;
-      net.spine_down_ = net.spine_up_ + net.pods_ * net.up_ * net.core_up_;
-      const size_t total = static_cast<size_t>(net.spine_down_ + net.pods_ * net.up_ * net.core_up_);
+      net.nic_ = base;                                     // [rank][up, down]
+      net.leaf_ = base + 2 * n;                            // [leaf][uplink][up, down]
+      net.spine_ = net.leaf_ + 2 * net.leaves_ * net.up_;  // [pod][spine][core uplink][up, down]
+      const size_t total = static_cast<size_t>(net.spine_ + 2 * net.pods_ * net.up_ * net.core_up_);
       net.links_.resize(total, Link{cap});
     }
     net.level_base_.push_back(base);
@@ -104,8 +110,8 @@ Expected<Network> Network::Build(const Cluster& c, const Layout& L, uint64_t see
       const int p = L.sizes[l];
       for (int j = 0; j < p; ++j) net.links_[static_cast<size_t>(base + fault.rank * p + j)].capacity *= f;
     } else {
-      net.links_[static_cast<size_t>(base + fault.rank)].capacity *= f;
-      net.links_[static_cast<size_t>(base + n + fault.rank)].capacity *= f;
+      net.links_[static_cast<size_t>(base + 2 * fault.rank)].capacity *= f;
+      net.links_[static_cast<size_t>(base + 2 * fault.rank + 1)].capacity *= f;
     }
   }
   return net;
@@ -123,7 +129,7 @@ int Network::LeafOf(int rank) const {
   return rank / per;
 }
 
-int Network::SpineOf(int src, int dst) const { return static_cast<int>(FlowHash(seed_, src, dst) % up_); }
+int Network::SpineOf(int src, int dst) const { return static_cast<int>(Mod(FlowHash(seed_, src, dst), up_)); }
 
 Path Network::Route(int src, int dst, int qp) const {
   Path path;
@@ -134,32 +140,31 @@ Path Network::Route(int src, int dst, int qp) const {
     --l;
   const Level& level = cluster_->levels[l];
   const int32_t base = level_base_[l];
-  const int n = layout_.ranks;
   path.latency_s = level.latency_us.value * 1e-6;
   if (level.kind == LevelKind::kFullMesh) {
     path.links[0] = base + src * layout_.sizes[l] + layout_.Coord(dst, l);
     path.count = 1;
   } else if (level.kind == LevelKind::kSwitch) {
-    path.links[0] = base + src;
-    path.links[1] = base + n + dst;
+    path.links[0] = base + 2 * src;
+    path.links[1] = base + 2 * dst + 1;
     path.count = 2;
   } else {
     const int ls = rank_leaf_[static_cast<size_t>(src)], ld = rank_leaf_[static_cast<size_t>(dst)];
     const double hop = cluster_->fabric.hop_latency_us.value * 1e-6;
-    path.links[path.count++] = nic_up_ + src;
+    path.links[path.count++] = nic_ + 2 * src;
     if (ls != ld) {
       const uint64_t h = FlowHash(seed_, src, dst, qp);
-      const int u = static_cast<int>(h % up_);
-      path.links[path.count++] = leaf_up_ + ls * up_ + u;
+      const int u = static_cast<int>(Mod(h, up_));
+      path.links[path.count++] = leaf_ + 2 * (ls * up_ + u);
       const int ps = rank_pod_[static_cast<size_t>(src)], pd = rank_pod_[static_cast<size_t>(dst)];
       if (ps != pd) {
-        const int k = static_cast<int>((h >> 32) % core_up_);
-        path.links[path.count++] = spine_up_ + (ps * up_ + u) * core_up_ + k;
-        path.links[path.count++] = spine_down_ + (pd * up_ + u) * core_up_ + k;
+        const int k = static_cast<int>(Mod(h >> 32, core_up_));
+        path.links[path.count++] = spine_ + 2 * ((ps * up_ + u) * core_up_ + k);
+        path.links[path.count++] = spine_ + 2 * ((pd * up_ + u) * core_up_ + k) + 1;
       }
-      path.links[path.count++] = leaf_down_ + ld * up_ + u;
+      path.links[path.count++] = leaf_ + 2 * (ld * up_ + u) + 1;
     }
-    path.links[path.count++] = nic_down_ + dst;
+    path.links[path.count++] = nic_ + 2 * dst + 1;
     path.latency_s += hop * (path.count - 1);
   }
   return path;

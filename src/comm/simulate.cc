@@ -56,7 +56,7 @@ Expected<Schedule> SplitOverQueuePairs(Schedule s, const Cluster& c, const Layou
     const bool rdma = c.levels[L.CrossLevel(t.src, t.dst)].kind == LevelKind::kFabric;
     const int n = rdma ? static_cast<int>(std::clamp(std::floor(t.bytes / threshold), 1.0, double(qps))) : 1;
     for (int q = 0; q < n; ++q)
-      out.transfers.push_back({t.src, t.dst, t.step, t.bytes / n, t.reduce_bytes / n, q});
+      out.transfers.push_back({t.src, t.dst, t.step, q, t.bytes / n, t.reduce_bytes / n});
     if (out.transfers.size() > 20'000'000)
       return Status::Unsupported(fmt::format(
           "--qps {}: {} ranks expand to more than 20,000,000 flows; use fewer QPs or --sim analytical", qps,
@@ -172,7 +172,8 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
     }
   }
   total += (result.rounds - 1) * RoundSync(cluster, layout);
-  result.dispatch_s = o.host_dispatch ? cluster.hccl.dispatch_us.value * 1e-6 : 0;
+  result.dispatch_s =
+      o.host_dispatch ? cluster.hccl.dispatch_us.value * 1e-6 * DispatchScale(plan, ranks) : 0;
   total += result.dispatch_s;
   result.time_s = total;
   result.algbw_gbps = spec.bytes / total / 1e9;

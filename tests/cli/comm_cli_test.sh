@@ -28,6 +28,15 @@ check "table names the dispatch cost" grep -q '^# host dispatch per collective: 
 "$NPUGAP" comm --cluster a2 --ranks 8 --bytes 1M --json --no-dispatch > "$TMP/d0.json"
 check "dispatch adds its cost" test "$(python3 -c "import json; a=json.load(open('$TMP/d1.json'))['rows'][0]; b=json.load(open('$TMP/d0.json'))['rows'][0]; print(round(a['time_us']-b['time_us'],3), round(a['dispatch_us'],3), b['dispatch_us'])")" = "1755.6 1755.6 0.0"
 
+# HCCL's <= 256 KiB one-server small-count executor: reduce-bcast, 86/186 of the host dispatch.
+"$NPUGAP" comm --cluster a2 --ranks 8 --bytes 256K:512K --json > "$TMP/small.json"
+check "small count: reduce-bcast to 256 KiB, mesh above" test "$(json_get "$TMP/small.json" \
+  "[r['algo'] for r in j['rows']]")" = "['level0:reduce-bcast', 'level0:fullmesh']"
+check "small count: the root's share of the dispatch" test "$(json_get "$TMP/small.json" \
+  "[round(r['dispatch_us'], 2) for r in j['rows']]")" = "[811.73, 1755.6]"
+"$NPUGAP" comm --cluster a2 --ranks 8 --bytes 8K > "$TMP/small_table"
+check "small count: the table says its dispatch" grep -q '^# reduce-bcast rows .*: 811.7 us' "$TMP/small_table"
+
 "$NPUGAP" comm --cluster cloudmatrix384 --ranks 768 --op allgather --bytes 1G --sim analytical --json > "$TMP/a3.json"
 check "json exit 0" test $? -eq 0
 check "json row keys" test "$(json_get "$TMP/a3.json" "sorted(j['rows'][0].keys())")" = \

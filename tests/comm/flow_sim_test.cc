@@ -11,7 +11,7 @@ Schedule OneStep(int ranks, const std::vector<std::pair<int, int>>& flows, doubl
   Schedule s;
   s.ranks = ranks;
   s.steps = 1;
-  for (auto [a, b] : flows) s.transfers.push_back({a, b, 0, bytes, 0});
+  for (auto [a, b] : flows) s.transfers.push_back({a, b, 0, 0, bytes, 0});
   return s;
 }
 

@@ -116,6 +116,41 @@ TEST(CommHcclAlgo, A3DefaultsFollowHcclsServerCountRules) {
   }
 }
 
+TEST(CommHcclAlgo, A3ReduceScatterBroadcastAndReduceFollowTheir91093Operators) {
+  const Cluster a3 = Shipped("atlas900-a3-superpod");
+  const double MiB = 1024.0 * 1024;
+  struct Case {
+    int ranks;
+    Op op;
+    const char* algo;  // HCCL_ALGO, "" for the defaults
+    const char* plan;
+  };
+  const Case cases[] = {
+      // Reduce-scatter: the V1 default (H-D at a power of two or from 8 servers, else ring), H-D run
+      // as NHR, a requested H-D too; ring stays ring.
+      {32, Op::kReduceScatter, "", "level0:fullmesh;level1:NHR"},
+      {24, Op::kReduceScatter, "", "level0:fullmesh;level1:ring"},
+      {24, Op::kReduceScatter, "level0:NA;level1:H-D_R", "level0:fullmesh;level1:NHR"},
+      {32, Op::kReduceScatter, "level0:NA;level1:ring", "level0:fullmesh;level1:ring"},
+      // Broadcast: only NHR or NB between servers; anything else becomes NHR.
+      {24, Op::kBroadcast, "", "level0:fullmesh;level1:NHR"},
+      {32, Op::kBroadcast, "level0:NA;level1:ring", "level0:fullmesh;level1:NHR"},
+      {32, Op::kBroadcast, "level0:NA;level1:NB", "level0:fullmesh;level1:NB"},
+      // Reduce: ring between servers, whatever was asked for.
+      {32, Op::kReduce, "", "level0:fullmesh;level1:ring"},
+      {32, Op::kReduce, "level0:NA;level1:H-D_R", "level0:fullmesh;level1:ring"},
+      // All-reduce: a requested H-D runs as NHR as well.
+      {32, Op::kAllReduce, "level0:NA;level1:H-D_R", "level0:fullmesh;level1:NHR"},
+      // Level 2 (between supernodes) is left as asked.
+      {2 * 384, Op::kReduce, "level0:NA;level1:NA;level2:H-D_R", "level0:fullmesh;level1:ring;level2:H-D_R"},
+  };
+  for (const Case& c : cases) {
+    auto plan = SelectPlan(a3, *MakeLayout(a3, c.ranks), c.op, 64 * MiB, *ParseHcclAlgo(c.algo));
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_EQ(plan->Describe(), c.plan) << c.ranks << " ranks, " << OpName(c.op) << " '" << c.algo << "'";
+  }
+}
+
 TEST(CommHcclAlgo, AlgorithmsOnlyWhereHcclAllowsThem) {
   const Cluster a2 = Shipped("atlas800t-a2");
   const Layout l = *MakeLayout(a2, 64);

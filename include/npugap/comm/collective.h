@@ -37,6 +37,10 @@ enum class Algo {
   kNB,        // nonuniform Bruck: ceil(log2 p) steps, distances doubling
   kPipeline,  // inter-server ring overlapped with intra-server transfers (two-level only)
   kPairwise,  // all-to-all in p-1 shifted steps
+  // One-server small all-reduce on 910B / 910_93 (AllReduceMeshSmallCountExecutor, AllReduceReduceBcast):
+  // every rank reduces its whole buffer into rank 0, then every rank copies the result back.
+  // Chosen by the selector only; not an HCCL_ALGO value.
+  kReduceBcast,
 };
 const char* AlgoName(Algo a);  // HCCL spelling: "ring", "H-D_R", "NHR", ...
 
@@ -58,6 +62,11 @@ struct Plan {
   std::vector<Algo> levels;
   std::string Describe() const;  // "level0:mesh;level1:H-D_R"
 };
+
+// The host-side dispatch cost of the plan's executor relative to the one the cluster's
+// `hccl.dispatch_us` was calibrated on (HCCL_OP_EXPANSION_MODE HOST: the host issues every task
+// of the expanded algorithm; docs/fidelity.md). 1 except for the small-count executor.
+double DispatchScale(const Plan& plan, int ranks);
 
 // HCCL's selection: the user's HCCL_ALGO where given (checked against what the op and level
 // allow), else the documented defaults (docs/clusters.md, "Algorithm selection").

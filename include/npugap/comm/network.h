@@ -57,7 +57,10 @@ class Network {
   std::vector<int32_t> group_, rank_leaf_, rank_pod_;
   // fabric
   int leaves_ = 0, up_ = 0, pods_ = 1, core_up_ = 0, leaves_per_pod_ = 1;
-  int32_t nic_up_ = 0, nic_down_ = 0, leaf_up_ = 0, leaf_down_ = 0, spine_up_ = 0, spine_down_ = 0;
+  // Up and down links of one NIC, leaf uplink or spine uplink are adjacent (ids 2i and 2i + 1):
+  // the flows a rank starts together send on its up link and receive on its down link, so both
+  // records share a cache line.
+  int32_t nic_ = 0, leaf_ = 0, spine_ = 0;
   bool failed_ = false;
 };
 

@@ -12,13 +12,13 @@
 
 namespace npugap::comm {
 
-struct Transfer {
+struct Transfer {  // 32 bytes: a 16,384-rank all-reduce has 590K of them
   int32_t src = 0;
   int32_t dst = 0;
   int32_t step = 0;
+  int32_t qp = 0;  // which RDMA queue pair of the rank pair carries it (ECMP hashes each)
   double bytes = 0;
   double reduce_bytes = 0;  // bytes the destination reduces after this transfer arrives
-  int32_t qp = 0;           // which RDMA queue pair of the rank pair carries it (ECMP hashes each)
 };
 
 struct Schedule {
