@@ -102,14 +102,26 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
     s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
   } else if (op == "Conv2DBackpropInput") {
-    // dx = dy * W^T, computed over dx's pixels (a strided forward dilates dy first).
+    // dx = dy * W^T. TBE's general pattern (conv2d_backprop_input_general_compute.py) dilates a
+    // strided forward's dy with zeros in UB and runs a stride-1 convolution over dx's pixels, the
+    // zeros included. A 1x1 kernel takes the kernel-size-1 pattern instead
+    // (conv2d_backprop_input_opti_compute.py, DeConvKernelSize1Pattern): the MADs run over dy's
+    // pixels, and the result is dilated to dx in UB (a zero fill and a strided select), so the
+    // drain writes dx's pixels, zeros included.
     const Operand* w = FindFormat(k.inputs, "FracZ", 4);
     const Operand* dx = FindFormat(k.outputs, "NC1HWC0", 5);
     if (!w || !dx) return Bad("Conv2DBackpropInput needs a FracZ weight and an NC1HWC0 output", nullptr);
-    s.m = Pixels(*dx);
+    const Operand& dy = k.inputs[0];
     s.n = dx->shape[1] * dx->shape[4];
     s.k = w->shape[0] * w->shape[3] * w->shape[1] * w->shape[2] / std::max<int64_t>(s.n, 1);
-    s.a_expand = Expansion(s.m * s.k, k.inputs[0]);  // dy, dilated and unfolded on chip
+    const bool kernel_1x1 = w->shape[0] == dx->shape[1];  // FracZ rows: C1 of dx x kh x kw
+    if (kernel_1x1 && dy.format == "NC1HWC0" && dy.shape.size() == 5 && Pixels(dy) < Pixels(*dx)) {
+      s.m = Pixels(dy);
+      s.c_expand = static_cast<double>(Pixels(*dx)) / static_cast<double>(s.m);
+    } else {
+      s.m = Pixels(*dx);
+    }
+    s.a_expand = Expansion(s.m * s.k, dy);  // dy, unfolded (and for the general pattern dilated) on chip
   } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
     const Operand* dw = FindFormat(k.outputs, "FracZ", 4);
     if (!dw) return Bad(fmt::format("{} needs a FracZ weight-gradient output", op), nullptr);

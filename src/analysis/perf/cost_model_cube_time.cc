@@ -36,6 +36,7 @@ struct Core {
   double gm = 32, l2 = 32, l0a = 512, l0b = 256, out = 32;  // bytes per cycle
   double l1 = 1 << 20, l0a_size = 64 << 10, l0b_size = 64 << 10, l0c_size = 128 << 10;
   double in_bytes = 2, out_bytes = 2, a_read = 1, b_read = 1;  // bytes read per matrix element
+  double c_write = 1;  // elements written per element of C (a 1x1 backprop-input dilates C to dx)
   bool coupled = false;
 };
 
@@ -66,7 +67,7 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   // Each output tile drains after its MADs (m0 x n0 as stored, at the output path's rate). With
   // one operand resident and L0C double-buffered, CANN lets the next tile's first
   // min(32 / (load2d repeats of A + of B + 1), k steps) MAD steps cover the drain.
-  const double drain = m0 * n0 * c.out_bytes / c.out;
+  const double drain = m0 * n0 * c.out_bytes * c.c_write / c.out;
   const double step = std::max(mad, mte1);
   const auto covered = [&](double repeats) {
     return std::max(0.0, drain - std::min(32.0 / (repeats + 1), static_cast<double>(ko)) * step);
@@ -127,13 +128,14 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.macs_per_cycle = rate != target.compute.cube.end() ? rate->second.macs_per_cycle.value : 0;
   t.operand_bytes = static_cast<int64_t>(static_cast<double>(s.batch) * s.k *
                                          (s.m / s.a_expand + s.n / s.b_expand) * s.in_bytes) +
-                    s.batch * s.m * s.n * s.out_bytes;
+                    static_cast<int64_t>(static_cast<double>(s.batch * s.m * s.n * s.out_bytes) * s.c_expand);
   if (c.macs_per_cycle <= 0 || clock <= 0) return t;
   c.passes = s.passes;
   c.in_bytes = static_cast<double>(s.in_bytes);
   c.out_bytes = static_cast<double>(s.out_bytes);
   c.a_read = 1.0 / s.a_expand;
   c.b_read = 1.0 / s.b_expand;
+  c.c_write = s.c_expand;
   c.coupled = target.compute.core_coupling.value == "coupled";
   if (!target.datapath) {  // no on-chip datapath in the profile (CPU, GPU): the MADs alone
     c.gm = c.l2 = c.l0a = c.l0b = c.out = std::numeric_limits<double>::infinity();
@@ -148,7 +150,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
 
   // Repeated layers give repeated kernels: the split search runs once per shape and core.
-  const std::array<double, 22> key = {static_cast<double>(s.batch),
+  const std::array<double, 23> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -156,6 +158,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.out_bytes,
                                       c.a_read,
                                       c.b_read,
+                                      c.c_write,
                                       c.passes,
                                       s.split_k ? 1.0 : 0.0,
                                       static_cast<double>(cores),
@@ -170,7 +173,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.l0a_size + 1e-3 * c.l0b_size,
                                       c.l0c_size,
                                       c.coupled ? 1.0 : 0.0};
-  thread_local std::map<std::array<double, 22>, CubeTimes> cache;
+  thread_local std::map<std::array<double, 23>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 

@@ -66,6 +66,7 @@ struct CubeShape {
   int64_t in_bytes = 2;               // bytes per element of A and B as stored (StoredBytes)
   int64_t out_bytes = 2;              // bytes per element of C as stored
   double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
+  double c_expand = 1;                // elements written per element of C (dilated to a larger dx)
   double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
 };

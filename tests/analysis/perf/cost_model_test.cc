@@ -220,6 +220,26 @@ TEST(PerfCostModel, ConvolutionPadsEachImageToWholeFractals) {
   EXPECT_DOUBLE_EQ(PredictKernel(conv(7), t).cube_us, PredictKernel(conv(8), t).cube_us);
 }
 
+// TBE computes a 1x1 backprop-input (DeConvKernelSize1Pattern) over dy's pixels and dilates the
+// result to dx in UB; any other kernel (the general pattern) dilates dy first and runs a
+// stride-1 convolution over dx's pixels, its zeros included.
+TEST(PerfCostModel, StridedBackpropInputCountsTheMacsItsPatternRuns) {
+  const auto& t = Ascend910();
+  const auto dx_of = [&](const std::string& dy, const std::string& w, const std::string& dx) {
+    return PredictKernel(K("Conv2DBackpropInput", 16, {"NC1HWC0:float16:" + dy, "FracZ:float16:" + w},
+                           {"NC1HWC0:float16:" + dx}),
+                         t);
+  };
+  // 1x1, stride 2: the MADs of the stride-1 kernel at dy's 14 x 14, but a 4x larger dx written.
+  const KernelCost strided = dx_of("32x16x14x14x16", "8x16x16x16", "32x8x28x28x16");
+  const KernelCost at_dy = dx_of("32x16x14x14x16", "8x16x16x16", "32x8x14x14x16");
+  EXPECT_DOUBLE_EQ(strided.cube_us, at_dy.cube_us);
+  EXPECT_GT(strided.time_us, at_dy.time_us);
+  // 3x3, stride 2: the MADs of the stride-1 kernel at dx's 28 x 28.
+  EXPECT_DOUBLE_EQ(dx_of("32x16x14x14x16", "72x16x16x16", "32x8x28x28x16").cube_us,
+                   dx_of("32x16x28x28x16", "72x16x16x16", "32x8x28x28x16").cube_us);
+}
+
 TEST(PerfCostModel, FusedVectorWorkOnTheCubeOutputRunsAtItsType) {
   const auto& t = Ascend910();
   // The BN sums of a fused conv run over the conv's output as it leaves L0C: fp32 sums stay fp32
