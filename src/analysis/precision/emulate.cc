@@ -164,6 +164,19 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
       n.attributes[exec::kAccumulateFormatAttr] = a;
     }
+    // uniform_* kernels that follow PyTorch's CPU kernel rather than one rounding (plan.h).
+    if (nn.kernel != KernelVariant::kPlain) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = 1;
+      const char* key =
+          nn.kernel == KernelVariant::kOneDnnBf16 ? exec::kOneDnnBf16Attr : exec::kBatchNormFmaAttr;
+      if (nn.kernel == KernelVariant::kMeanRoundsSum) {
+        key = exec::kMeanRoundsSumAttr;
+        a.i = static_cast<int64_t>(nn.output) | static_cast<int64_t>(p.rounding.overflow) << 8;
+      }
+      n.attributes[key] = a;
+    }
     if (p.finite_accumulator) {
       // The cube kernels' finite-accumulator policy runs on plain layouts: drop the fusion's
       // blocked-layout marks (only convolutions make or read blocked values, so all go at once).

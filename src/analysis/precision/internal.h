@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "npugap/analysis/precision/plan.h"
 #include "npugap/base/status.h"
 #include "npugap/ir/graph.h"
 #include "npugap/numerics/format.h"
@@ -77,6 +78,16 @@ Expected<std::vector<VectorKernel>> BuiltinVectorKernels();
 // ONNX op types whose high_performance implementation the plan marks (vector_kernels.json
 // "high_performance_formulas"); each must be one the emulator can expand.
 Expected<std::set<std::string>> BuiltinHighPerformanceFormulas();
+
+// The PyTorch CPU kernels a uniform_<fmt> plan reproduces with a KernelVariant
+// (vector_kernels.json "uniform_kernels"): op type, variant, the storage formats it was measured in.
+struct UniformKernel {
+  std::string onnx;
+  KernelVariant variant = KernelVariant::kPlain;
+  std::vector<numerics::Format> formats;
+  std::string source;
+};
+Expected<std::vector<UniformKernel>> BuiltinUniformKernels();
 
 // --- the emulated run's graph edits (emulate.cc, emulate_formulas.cc) ---
 int NewEmulationValue(ir::Graph& g, const std::string& base, ir::ValueType type);
