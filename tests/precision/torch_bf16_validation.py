@@ -88,14 +88,30 @@ def run_npugap(a, onnx_path, inp, out_dir, extra=()):
 
 # ---- --layerwise: every intermediate of npugap against a torch bf16 interpreter of the graph ----
 
+def silu_sigmoid_outputs(graph):
+    """Outputs of Sigmoid nodes that only feed a Mul(x, Sigmoid(x)), torch.onnx's torch.nn.SiLU."""
+    sigmoid_of = {n.output[0]: n.input[0] for n in graph.node if n.op_type == "Sigmoid"}
+    uses = {}
+    for n in graph.node:
+        for v in n.input:
+            uses.setdefault(v, []).append(n)
+    for s, x in sigmoid_of.items():
+        users = uses.get(s, [])
+        if len(users) == 1 and users[0].op_type == "Mul" and set(users[0].input) == {s, x}:
+            yield s
+
+
 def expose_intermediates(path, out_path):
     """The model with every node output also a graph output (named t<k>, via Identity)."""
     m = onnx.shape_inference.infer_shapes(onnx.load(path))
     shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in m.graph.value_info}
     names = {o.name: o.name for o in m.graph.output}  # saved under their own names
+    # A SiLU's Sigmoid stays unexposed: a second consumer would hide the Mul(x, Sigmoid(x)) pattern
+    # that npugap reads as PyTorch's silu.
+    silu_sigmoids = set(silu_sigmoid_outputs(m.graph))
     for node in list(m.graph.node):
         for o in node.output:
-            if o in shapes and o not in names:
+            if o in shapes and o not in names and o not in silu_sigmoids:
                 names[o] = f"t{len(names)}"
                 m.graph.node.append(helper.make_node("Identity", [o], [names[o]]))
                 m.graph.output.append(helper.make_tensor_value_info(names[o], onnx.TensorProto.FLOAT, shapes[o]))
@@ -110,9 +126,12 @@ def attr(node, key, default=None):
     return default
 
 
-def torch_op(node, i):
-    """The PyTorch bf16 op an eval-mode torchvision module runs for this ONNX node."""
+def torch_op(node, i, silu=False):
+    """The PyTorch bf16 op an eval-mode torchvision module runs for this ONNX node (silu: the node
+    is Mul(x, Sigmoid(x)), torch.onnx's export of torch.nn.SiLU, and i[0] is x)."""
     op = node.op_type
+    if silu:
+        return F.silu(i[0])
     if op == "Conv":
         pads = attr(node, "pads", [0, 0, 0, 0])
         return F.conv2d(i[0], i[1], i[2] if len(i) > 2 else None, attr(node, "strides", [1, 1]), pads[:2],
@@ -125,6 +144,10 @@ def torch_op(node, i):
         return F.hardtanh(i[0], float(i[1]), float(i[2]))
     if op == "Add":
         return i[0] + i[1]
+    if op == "Mul":
+        return i[0] * i[1]
+    if op == "Sigmoid":
+        return torch.sigmoid(i[0])
     if op == "MaxPool":
         return F.max_pool2d(i[0], attr(node, "kernel_shape"), attr(node, "strides"), attr(node, "pads")[:2])
     if op == "GlobalAveragePool":
@@ -160,16 +183,24 @@ def layerwise(a, onnx_path, x, bf16_out, work, name):
 
     chain = {"input": x.to(torch.bfloat16)}
     rows = []
+    sigmoid_of = {n.output[0]: n.input[0] for n in graph.node if n.op_type == "Sigmoid"}
     with torch.no_grad():
         for node in graph.node:
+            ins = list(node.input)
+            silu = node.op_type == "Mul" and any(sigmoid_of.get(ins[k]) == ins[1 - k] for k in (0, 1))
+            if silu:  # F.silu reads x only
+                ins = [ins[0]] if sigmoid_of.get(ins[1]) == ins[0] else [ins[1]]
             if node.op_type == "Constant":
                 consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
                 chain[node.output[0]] = const(node.output[0])
                 continue
             out = node.output[0]
+            if out not in ours:  # a SiLU's Sigmoid (not exposed)
+                chain[out] = torch_op(node, [chain[v] for v in ins])
+                continue
             iso = torch_op(node, [const(v) if v in consts else (chain["input"] if v == "input" else bf(ours[v]))
-                                  for v in node.input])
-            chain[out] = torch_op(node, [const(v) if v in consts else chain[v] for v in node.input])
+                                  for v in ins], silu)
+            chain[out] = torch_op(node, [const(v) if v in consts else chain[v] for v in ins], silu)
             mine = bf(ours[out])
             rows.append({"node": node.name, "op": node.op_type, "elements": mine.numel(),
                          "isolated": differing(iso, mine), "chained": differing(chain[out], mine)})

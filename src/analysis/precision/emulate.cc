@@ -157,6 +157,18 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
         roles.push_back({NodeRole::kRoundInput, -1, -1});
       }
     }
+    // Mul(x, Sigmoid(x)) under uniform_bf16: PyTorch's silu chain (emulate_formulas.cc).
+    if (nn.kernel == KernelVariant::kSiluChain) {
+      const internal::FormulaRound round = [&](int in, int out, const std::string& name) {
+        return make_round(in, out, nn.output, name);
+      };
+      const int slot = internal::SiluInputSlot(bg, bg.nodes[bi]);
+      NPUGAP_ASSIGN_OR_RETURN(std::vector<ir::Node> steps, internal::ExpandTorchSilu(g, n, slot, round));
+      for (ir::Node& s : steps) {
+        g.nodes.push_back(std::move(s));
+        roles.push_back({NodeRole::kRoundInput, -1, -1});
+      }
+    }
     // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
     if (nn.unit == Unit::kVector && nn.compute != Format::kFP32 && nn.compute != Format::kHF32) {
       ir::Attribute a;
@@ -165,7 +177,7 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
       n.attributes[exec::kAccumulateFormatAttr] = a;
     }
     // uniform_* kernels that follow PyTorch's CPU kernel rather than one rounding (plan.h).
-    if (nn.kernel != KernelVariant::kPlain) {
+    if (nn.kernel != KernelVariant::kPlain && nn.kernel != KernelVariant::kSiluChain) {
       ir::Attribute a;
       a.kind = ir::Attribute::Kind::kInt;
       a.i = 1;

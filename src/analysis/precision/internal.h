@@ -101,6 +101,14 @@ std::set<std::string> HighPerformanceFormulaOps();
 Expected<std::vector<ir::Node>> ExpandHighPerformance(ir::Graph& g, ir::Node& node,
                                                       const FormulaRound& round);
 
+// The slot (0 or 1) of x when `mul` is Mul(x, Sigmoid(x)) and the Sigmoid feeds nothing else
+// (torch.onnx's export of torch.nn.SiLU); -1 otherwise.
+int SiluInputSlot(const ir::Graph& g, const ir::Node& mul);
+// Rewrites that Mul into the last step of PyTorch's bf16 silu kernel, Div(x, d), and returns the
+// steps before it, each followed by its rounding: d = round(1 + round(exp(-x))).
+Expected<std::vector<ir::Node>> ExpandTorchSilu(ir::Graph& g, ir::Node& mul, int x_slot,
+                                                const FormulaRound& round);
+
 // An ATC --keep_dtype file: one node name or `OpType::<type>` per line.
 struct KeepDtype {
   std::set<std::string> nodes;     // node names

@@ -151,6 +151,8 @@ std::string UniformKernelRule(KernelVariant v) {
       return "mean = round(round(sum) / n) (as PyTorch's CPU mean)";
     case KernelVariant::kBatchNormFma:
       return "fma(x, alpha, beta) in fp32 (as PyTorch's CPU batch_norm)";
+    case KernelVariant::kSiluChain:
+      return "Mul(x, Sigmoid(x)) as PyTorch's silu, x / (1 + exp(-x)) rounded after each step";
     case KernelVariant::kPlain:
       break;
   }
@@ -192,6 +194,7 @@ NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
       for (const internal::UniformKernel& k : c.uniform_kernels) {
         if (k.onnx != n.op_type || std::find(k.formats.begin(), k.formats.end(), m.low) == k.formats.end())
           continue;
+        if (k.variant == KernelVariant::kSiluChain && internal::SiluInputSlot(c.model.graph, n) < 0) continue;
         r.kernel = k.variant;
         r.reason = m.name + ": stored in " + FormatName(m.low) + ", " + UniformKernelRule(k.variant);
       }

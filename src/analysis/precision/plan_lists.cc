@@ -125,6 +125,8 @@ Expected<std::vector<UniformKernel>> BuiltinUniformKernels() {
       k.variant = KernelVariant::kMeanRoundsSum;
     } else if (variant == "batchnorm_fma") {
       k.variant = KernelVariant::kBatchNormFma;
+    } else if (variant == "silu_chain") {
+      k.variant = KernelVariant::kSiluChain;
     } else {
       return Status::Internal(
           fmt::format("vector_kernels.json: unknown uniform kernel variant '{}'", variant));

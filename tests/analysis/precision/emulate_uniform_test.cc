@@ -111,6 +111,29 @@ TEST(UniformKernelsTest, BatchNormIsPyTorchsScaleAndShiftWithFmas) {
   EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), 8.530914783477783e-07f);
 }
 
+// x * Sigmoid(x) (torch.onnx's torch.nn.SiLU) at x = -3.375: PyTorch's bf16 F.silu gives
+// -0.111328125 = bf16(x / bf16(1 + bf16(exp(-x)))); the graph taken literally,
+// bf16(x * bf16(sigmoid(x))), gives -0.1123046875. With the Sigmoid feeding a second node the
+// pattern is not SiLU and stays literal.
+ir::Model SiluModel(bool sigmoid_also_output) {
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 1}).Output("y", {1, 1});
+  if (sigmoid_also_output) b.Output("s", {1, 1});
+  b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid").Node("Mul", {"s", "x"}, {"y"}, "mul");
+  return npugap::testing::Import(b);
+}
+
+TEST(UniformKernelsTest, MulOfSigmoidIsPyTorchsSiluChain) {
+  const ir::Model m = SiluModel(false);
+  EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kSiluChain);
+  EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_fp16"), "mul").kernel, KernelVariant::kPlain);
+  const ir::Tensor x = Floats({1, 1}, {-3.375f});
+  EXPECT_EQ(EmulateOne(m, x), -0.111328125f);
+  EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), -0.1123046875f);
+  const ir::Model shared = SiluModel(true);
+  EXPECT_EQ(Of(shared, Plan(shared, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+}
+
 // The Conv kernel under kOneDnnBf16Attr rounds its fp32 accumulator, bias included, to bf16 once:
 // 1 + 2^-8 + 2^-9 (bias) = 1.005859375 -> 1.0078125. Without the attribute it stays fp32.
 TEST(UniformKernelsTest, OneDnnBf16ConvRoundsAccumulatorAndBiasOnce) {

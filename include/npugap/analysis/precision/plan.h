@@ -32,6 +32,9 @@ enum class KernelVariant : uint8_t {
   kOneDnnBf16,     // a Conv run through oneDNN's bf16 primitive (PyTorch's bf16 conv)
   kMeanRoundsSum,  // a mean computed as round(round(sum) / n) (PyTorch's mean: sum(...).div_(n))
   kBatchNormFma,   // inference BatchNorm as fma(x, alpha, beta) (PyTorch's CPU bf16 batch_norm)
+  // Mul(x, Sigmoid(x)), torch.nn.SiLU as torch.onnx exports it, computed as PyTorch's bf16 silu
+  // kernel: x / (1 + exp(-x)) with a rounding after each step. The Sigmoid is then unused.
+  kSiluChain,
 };
 
 struct NodeNumerics {
