@@ -157,12 +157,37 @@ Expected<EmulatedRunner> EmulatedRunner::Create(const ir::Model& model, Precisio
         roles.push_back({NodeRole::kRoundInput, -1, -1});
       }
     }
+    // Mul(x, Sigmoid(x)) under uniform_bf16: PyTorch's silu chain (emulate_formulas.cc).
+    if (nn.kernel == KernelVariant::kSiluChain) {
+      const internal::FormulaRound round = [&](int in, int out, const std::string& name) {
+        return make_round(in, out, nn.output, name);
+      };
+      const int slot = internal::SiluInputSlot(bg, bg.nodes[bi]);
+      NPUGAP_ASSIGN_OR_RETURN(std::vector<ir::Node> steps, internal::ExpandTorchSilu(g, n, slot, round));
+      for (ir::Node& s : steps) {
+        g.nodes.push_back(std::move(s));
+        roles.push_back({NodeRole::kRoundInput, -1, -1});
+      }
+    }
     // Kernels that keep partial sums in a narrower format read it from the node (emulation_op.h).
     if (nn.unit == Unit::kVector && nn.compute != Format::kFP32 && nn.compute != Format::kHF32) {
       ir::Attribute a;
       a.kind = ir::Attribute::Kind::kInt;
       a.i = static_cast<int64_t>(nn.compute) | static_cast<int64_t>(p.rounding.overflow) << 8;
       n.attributes[exec::kAccumulateFormatAttr] = a;
+    }
+    // uniform_* kernels that follow PyTorch's CPU kernel rather than one rounding (plan.h).
+    if (nn.kernel != KernelVariant::kPlain && nn.kernel != KernelVariant::kSiluChain) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kInt;
+      a.i = 1;
+      const char* key =
+          nn.kernel == KernelVariant::kOneDnnBf16 ? exec::kOneDnnBf16Attr : exec::kBatchNormFmaAttr;
+      if (nn.kernel == KernelVariant::kMeanRoundsSum) {
+        key = exec::kMeanRoundsSumAttr;
+        a.i = static_cast<int64_t>(nn.output) | static_cast<int64_t>(p.rounding.overflow) << 8;
+      }
+      n.attributes[key] = a;
     }
     if (p.finite_accumulator) {
       // The cube kernels' finite-accumulator policy runs on plain layouts: drop the fusion's

@@ -107,4 +107,33 @@ Expected<std::vector<ir::Node>> ExpandHighPerformance(ir::Graph& g, ir::Node& no
   return b.Take();
 }
 
+int SiluInputSlot(const ir::Graph& g, const ir::Node& mul) {
+  if (mul.op_type != "Mul" || mul.inputs.size() != 2) return -1;
+  for (int k = 0; k < 2; ++k) {
+    const int s = mul.inputs[static_cast<size_t>(k)], x = mul.inputs[static_cast<size_t>(1 - k)];
+    if (s == ir::kNoValue || x == ir::kNoValue) continue;
+    const ir::Value& sv = g.values[static_cast<size_t>(s)];
+    if (sv.producer < 0 || sv.consumers.size() != 1 || sv.is_graph_output) continue;
+    const ir::Node& sig = g.nodes[static_cast<size_t>(sv.producer)];
+    if (sig.op_type == "Sigmoid" && sig.inputs.size() == 1 && sig.inputs[0] == x) return 1 - k;
+  }
+  return -1;
+}
+
+// PyTorch 1.13's silu on bf16 runs x / (1 + exp(-x)) on Vectorized<BFloat16>, whose every
+// operation converts to float, computes and rounds back (vector_kernels.json "uniform_kernels").
+Expected<std::vector<ir::Node>> ExpandTorchSilu(ir::Graph& g, ir::Node& mul, int x_slot,
+                                                const FormulaRound& round) {
+  if (x_slot < 0 || x_slot > 1 || mul.inputs.size() != 2)
+    return Status::Internal(fmt::format("emulation: '{}' is not Mul(x, Sigmoid(x))", mul.name));
+  ChainBuilder b(g, mul, round);
+  const int x = mul.inputs[static_cast<size_t>(x_slot)];
+  const int e = b.Step("Exp", {b.Step("Neg", {x}, x)}, x);
+  const int d = b.Step("Add", {e, b.Const(1.f)}, x);
+  mul.op_type = "Div";
+  mul.inputs = {x, d};
+  mul.attributes.clear();
+  return b.Take();
+}
+
 }  // namespace npugap::analysis::precision::internal

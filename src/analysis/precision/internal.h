@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "npugap/analysis/precision/plan.h"
 #include "npugap/base/status.h"
 #include "npugap/ir/graph.h"
 #include "npugap/numerics/format.h"
@@ -78,6 +79,16 @@ Expected<std::vector<VectorKernel>> BuiltinVectorKernels();
 // "high_performance_formulas"); each must be one the emulator can expand.
 Expected<std::set<std::string>> BuiltinHighPerformanceFormulas();
 
+// The PyTorch CPU kernels a uniform_<fmt> plan reproduces with a KernelVariant
+// (vector_kernels.json "uniform_kernels"): op type, variant, the storage formats it was measured in.
+struct UniformKernel {
+  std::string onnx;
+  KernelVariant variant = KernelVariant::kPlain;
+  std::vector<numerics::Format> formats;
+  std::string source;
+};
+Expected<std::vector<UniformKernel>> BuiltinUniformKernels();
+
 // --- the emulated run's graph edits (emulate.cc, emulate_formulas.cc) ---
 int NewEmulationValue(ir::Graph& g, const std::string& base, ir::ValueType type);
 // Makes the rounding node for one step of a formula: value `in` rounded into value `out`.
@@ -89,6 +100,14 @@ std::set<std::string> HighPerformanceFormulaOps();
 // each followed by its rounding, to run before it (emulate_formulas.cc).
 Expected<std::vector<ir::Node>> ExpandHighPerformance(ir::Graph& g, ir::Node& node,
                                                       const FormulaRound& round);
+
+// The slot (0 or 1) of x when `mul` is Mul(x, Sigmoid(x)) and the Sigmoid feeds nothing else
+// (torch.onnx's export of torch.nn.SiLU); -1 otherwise.
+int SiluInputSlot(const ir::Graph& g, const ir::Node& mul);
+// Rewrites that Mul into the last step of PyTorch's bf16 silu kernel, Div(x, d), and returns the
+// steps before it, each followed by its rounding: d = round(1 + round(exp(-x))).
+Expected<std::vector<ir::Node>> ExpandTorchSilu(ir::Graph& g, ir::Node& mul, int x_slot,
+                                                const FormulaRound& round);
 
 // An ATC --keep_dtype file: one node name or `OpType::<type>` per line.
 struct KeepDtype {

@@ -59,6 +59,7 @@ struct Context {
   internal::KeepDtype keep;
   bool hf32_conv = false, hf32_matmul = false;
   std::vector<Format> stored;  // per value: the format it is held in
+  std::vector<internal::UniformKernel> uniform_kernels;
 };
 
 Format OriginFormat(const Context& c, const ir::Node& n) {
@@ -115,7 +116,8 @@ NodeNumerics Lowered(const Context& c, const ir::Node& n, Unit unit, Format low,
   r.compute = unit == Unit::kVector ? VectorCompute(c, n, low) : Format::kFP32;
   r.output = low;
   r.high_performance_formula = unit == Unit::kVector && low == Format::kFP16 &&
-                               c.options.op_select_implmode != "high_precision" && c.hp_formulas.count(n.op_type);
+                               c.options.op_select_implmode != "high_precision" &&
+                               c.hp_formulas.count(n.op_type);
   r.reason = std::move(reason);
   return r;
 }
@@ -138,6 +140,23 @@ Format LowInput(const Context& c, const ir::Node& n) {
     if (c.stored[static_cast<size_t>(v)] != Format::kFP32) return c.stored[static_cast<size_t>(v)];
   }
   return Format::kFP32;
+}
+
+// What a uniform_<fmt> kernel variant computes, for the plan's reason line.
+std::string UniformKernelRule(KernelVariant v) {
+  switch (v) {
+    case KernelVariant::kOneDnnBf16:
+      return "oneDNN's bf16 convolution (as PyTorch's CPU conv)";
+    case KernelVariant::kMeanRoundsSum:
+      return "mean = round(round(sum) / n) (as PyTorch's CPU mean)";
+    case KernelVariant::kBatchNormFma:
+      return "fma(x, alpha, beta) in fp32 (as PyTorch's CPU batch_norm)";
+    case KernelVariant::kSiluChain:
+      return "Mul(x, Sigmoid(x)) as PyTorch's silu, x / (1 + exp(-x)) rounded after each step";
+    case KernelVariant::kPlain:
+      break;
+  }
+  return "computed in fp32";
 }
 
 NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
@@ -172,6 +191,13 @@ NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
       r.unit = unit;
       r.input = r.output = m.low;
       r.reason = m.name + ": stored in " + FormatName(m.low) + ", computed in fp32";
+      for (const internal::UniformKernel& k : c.uniform_kernels) {
+        if (k.onnx != n.op_type || std::find(k.formats.begin(), k.formats.end(), m.low) == k.formats.end())
+          continue;
+        if (k.variant == KernelVariant::kSiluChain && internal::SiluInputSlot(c.model.graph, n) < 0) continue;
+        r.kernel = k.variant;
+        r.reason = m.name + ": stored in " + FormatName(m.low) + ", " + UniformKernelRule(k.variant);
+      }
       return r;
     }
     case ModeKind::kMixed: {
@@ -272,12 +298,16 @@ Expected<PrecisionPlan> BuildPrecisionPlan(const ir::Model& model, const target:
                                                                          : numerics::Subnormals::kKeep;
 
   NPUGAP_ASSIGN_OR_RETURN(std::set<std::string> hp_formulas, internal::BuiltinHighPerformanceFormulas());
-  Context c{model,           target, options, *mode, std::move(lists), std::move(kernels), std::move(hp_formulas),
-            {},              false,  false,   {}};
+  Context c{model, target, options, *mode, std::move(lists), std::move(kernels), std::move(hp_formulas), {},
+            false, false,  {},      {}};
+  if (mode->kind == ModeKind::kUniform) {
+    NPUGAP_ASSIGN_OR_RETURN(c.uniform_kernels, internal::BuiltinUniformKernels());
+  }
   if (!options.modify_mixlist_file.empty() || !options.modify_mixlist_text.empty()) {
     NPUGAP_RETURN_IF_ERROR(options.modify_mixlist_file.empty()
-                               ? internal::ApplyMixlistText("(suggested mixlist)", options.modify_mixlist_text,
-                                                            c.lists, plan.warnings)
+                               ? internal::ApplyMixlistText("(suggested mixlist)",
+                                                            options.modify_mixlist_text, c.lists,
+                                                            plan.warnings)
                                : internal::ApplyMixlist(options.modify_mixlist_file, c.lists, plan.warnings));
     if (mode->kind != ModeKind::kMixed) {
       plan.warnings.push_back(fmt::format(

@@ -112,6 +112,36 @@ Expected<std::set<std::string>> BuiltinHighPerformanceFormulas() {
   return ops;
 }
 
+Expected<std::vector<UniformKernel>> BuiltinUniformKernels() {
+  NPUGAP_ASSIGN_OR_RETURN(json j, EmbeddedJson("vector_kernels"));
+  std::vector<UniformKernel> kernels;
+  for (const json& e : j.at("uniform_kernels")) {
+    UniformKernel k;
+    k.onnx = e.at("onnx").get<std::string>();
+    const std::string variant = e.at("variant").get<std::string>();
+    if (variant == "onednn_bf16") {
+      k.variant = KernelVariant::kOneDnnBf16;
+    } else if (variant == "mean_rounds_sum") {
+      k.variant = KernelVariant::kMeanRoundsSum;
+    } else if (variant == "batchnorm_fma") {
+      k.variant = KernelVariant::kBatchNormFma;
+    } else if (variant == "silu_chain") {
+      k.variant = KernelVariant::kSiluChain;
+    } else {
+      return Status::Internal(
+          fmt::format("vector_kernels.json: unknown uniform kernel variant '{}'", variant));
+    }
+    for (const json& f : e.at("formats")) {
+      const std::optional<numerics::Format> format = numerics::ParseFormat(f.get<std::string>());
+      if (!format) return Status::Internal(fmt::format("vector_kernels.json: unknown format {}", f.dump()));
+      k.formats.push_back(*format);
+    }
+    k.source = e.at("source").get<std::string>();
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
 Status ApplyMixlist(const std::string& path, OpLists& lists, std::vector<std::string>& warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(fmt::format("{}: cannot read the --modify_mixlist file", path));

@@ -49,6 +49,7 @@
 #include <string>
 
 #include "dnnl_util.h"
+#include "nn_conv_dnnl.h"
 #include "npugap/exec/fusion.h"
 #include "nn_internal.h"
 
@@ -326,6 +327,31 @@ Status PointwiseGemmConv(const KernelContext& ctx, const ConvGeometry& g, const 
 
 // ---- oneDNN convolution -----------------------------------------------------------------------
 
+}  // namespace
+
+DnnlConvDims ToDnnlConvDims(const ConvGeometry& g) {
+  const Window& win = g.window;
+  DnnlConvDims d;
+  d.src = {g.batch, g.in_channels};
+  d.dst = {g.batch, g.out_channels};
+  for (int64_t v : win.Real(win.in)) d.src.push_back(v);
+  for (int64_t v : win.Real(win.out)) d.dst.push_back(v);
+  if (g.group > 1) {
+    d.weights = {g.group, g.out_per_group(), g.in_per_group()};
+  } else {
+    d.weights = {g.out_channels, g.in_channels};
+  }
+  for (int64_t v : win.Real(win.kernel)) d.weights.push_back(v);
+  d.strides = win.Real(win.stride);
+  d.dilates = win.Real(win.dilation);
+  for (auto& v : d.dilates) v -= 1;  // oneDNN counts the gaps
+  d.pad_l = win.Real(win.pad_begin);
+  d.pad_r = win.Real(win.pad_end);
+  return d;
+}
+
+namespace {
+
 // Which of X, Z and Y are held in nChw16c between convolutions (set by exec/fusion.h).
 struct BlockedLayouts {
   bool x = false, z = false, y = false;
@@ -373,18 +399,7 @@ Expected<std::shared_ptr<ConvEntry>> MakeConvEntry(const ConvGeometry& g, bool h
   auto entry = std::make_shared<ConvEntry>();
   const Window& win = g.window;
   const size_t rank = static_cast<size_t>(win.rank) + 2;
-  memory::dims src_dims{g.batch, g.in_channels}, dst_dims{g.batch, g.out_channels}, w_dims;
-  for (int64_t v : win.Real(win.in)) src_dims.push_back(v);
-  for (int64_t v : win.Real(win.out)) dst_dims.push_back(v);
-  if (g.group > 1) {
-    w_dims = {g.group, g.out_per_group(), g.in_per_group()};
-  } else {
-    w_dims = {g.out_channels, g.in_channels};
-  }
-  for (int64_t v : win.Real(win.kernel)) w_dims.push_back(v);
-  memory::dims strides = win.Real(win.stride), dilates = win.Real(win.dilation);
-  for (auto& d : dilates) d -= 1;  // oneDNN counts the gaps
-  memory::dims pad_l = win.Real(win.pad_begin), pad_r = win.Real(win.pad_end);
+  const auto [src_dims, dst_dims, w_dims, strides, dilates, pad_l, pad_r] = ToDnnlConvDims(g);
 
   const auto f32 = memory::data_type::f32;
   entry->user_src = memory::desc(src_dims, f32, lay.x ? du::Blocked16Tag(rank) : du::PlainTag(rank));
@@ -507,6 +522,15 @@ Status ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, con
     FiniteAccumulatorConv(g, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
                           z ? z->data<float>() : nullptr, act, y.data<float>(), bits);
     return Status::Ok();
+  }
+  if (OneDnnBf16Conv(ctx)) {
+    // The emulator runs this policy on the model as written (uniform_* plans are unfused).
+    if (lay.any() || z != nullptr || act.kind != Activation::Kind::kNone)
+      return ctx.Error("the oneDNN bf16 policy takes an unfused Conv");
+    Status s = OneDnnBf16ConvFloat(ctx, g, x, w, b, y);
+    // oneDNN has no bf16 convolution on a CPU without AVX-512 (nor has PyTorch's oneDNN path):
+    // the fp32 convolution below, whose result the emulator rounds to bf16 once.
+    if (!du::IsUnimplemented(s)) return s;
   }
   if (lay.any()) {
     Status s = DnnlConv(ctx, g, x, w, b, z, act, lay, y);

@@ -185,6 +185,13 @@ void FiniteAccumulatorConv(const ConvGeometry& g, const float* x, const float* w
 // The node's accumulator width, 0 when the policy is off (the attribute is absent).
 int CubeAccumulatorBits(const KernelContext& ctx);
 
+// The oneDNN-bf16 numerics policy of Conv (nn_conv_onednn_bf16.cc): oneDNN's bf16 convolution
+// primitive, as PyTorch's CPU bf16 conv runs it. Used only where the precision emulator set
+// kOneDnnBf16Attr on the node; x, w and b hold bf16 values in float32, y gets bf16 values.
+bool OneDnnBf16Conv(const KernelContext& ctx);
+Status OneDnnBf16ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                           const Tensor* b, Tensor& y);
+
 // Kernels of the op table (nn.cc lists them).
 Status MatMul(KernelContext& ctx);
 Status Gemm(KernelContext& ctx);

@@ -333,13 +333,22 @@ Status LpPool(KernelContext& ctx) {
 Status GlobalAveragePool(KernelContext& ctx) {
   if (const ir::Attribute* a = ctx.node.FindAttribute(kAccumulateFormatAttr);
       a && ctx.input(0).dtype() == DType::kFloat32) {
-    const auto format = static_cast<numerics::Format>(a->i & 0xff);
-    numerics::RoundingOptions opt;
-    opt.overflow = static_cast<numerics::Overflow>(a->i >> 8);
+    const auto [format, opt] = UnpackFormat(a->i);
     return RunGlobalPool(ctx, [format, opt]<typename T>(const T* p, int64_t n) {
       float s = 0;
       for (int64_t i = 0; i < n; ++i) s = numerics::RoundScalar(format, s + static_cast<float>(p[i]), opt);
       return n > 0 ? static_cast<double>(s) / static_cast<double>(n) : 0.0;
+    });
+  }
+  if (const ir::Attribute* a = ctx.node.FindAttribute(kMeanRoundsSumAttr);
+      a && ctx.input(0).dtype() == DType::kFloat32) {
+    // PyTorch's CPU mean in a low-precision dtype: the sum rounded to it, then divided in fp32.
+    const auto [format, opt] = UnpackFormat(a->i);
+    return RunGlobalPool(ctx, [format, opt]<typename T>(const T* p, int64_t n) {
+      double s = 0;
+      for (int64_t i = 0; i < n; ++i) s += static_cast<double>(p[i]);
+      const float sum = numerics::RoundScalar(format, static_cast<float>(s), opt);
+      return n > 0 ? static_cast<double>(sum / static_cast<float>(n)) : 0.0;
     });
   }
   return RunGlobalPool(ctx, []<typename T>(const T* p, int64_t n) {

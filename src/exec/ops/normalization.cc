@@ -11,6 +11,7 @@
 
 #include "npugap/exec/broadcast.h"
 #include "npugap/exec/dispatch.h"
+#include "npugap/exec/emulation_op.h"
 #include "npugap/exec/op_table.h"
 #include "npugap/exec/parallel.h"
 #include "reduction_internal.h"
@@ -85,6 +86,26 @@ Status CheckSameDType(const KernelContext& ctx) {
 // spatial = 0 (before opset 9) has one set of statistics per activation: params of shape
 // X.shape[1:], handled as C * D1 * ... channels of one element each. Before opset 14 the
 // training outputs (mean, var, saved_mean, saved_var) are not implemented.
+// Inference BatchNormalization as PyTorch's CPU kernel computes it in bf16 (the precision
+// emulator's kBatchNormFmaAttr, emulation_op.h): per channel alpha = scale * (1 / sqrtf(var + eps))
+// and beta = fma(-mean, alpha, B) in float32, then y = fma(x, alpha, beta).
+void BatchNormFma(const float* x, const float* scale, const float* bias, const float* mean, const float* var,
+                  float epsilon, int64_t n, int64_t channels, int64_t inner, float* y) {
+  std::vector<float> alpha(static_cast<size_t>(channels)), beta(alpha.size());
+  for (size_t c = 0; c < alpha.size(); ++c) {
+    alpha[c] = scale[c] * (1.f / std::sqrt(var[c] + epsilon));
+    beta[c] = std::fma(-mean[c], alpha[c], bias[c]);
+  }
+  ParallelFor(n * channels, std::max<int64_t>(1, kGrainElements / std::max<int64_t>(inner, 1)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t row = begin; row < end; ++row) {
+                  const size_t c = static_cast<size_t>(row % channels);
+                  for (int64_t i = row * inner; i < (row + 1) * inner; ++i)
+                    y[i] = std::fma(x[i], alpha[c], beta[c]);
+                }
+              });
+}
+
 Status BatchNormKernel(KernelContext& ctx) {
   if (HasHalfInput(ctx)) return RunInFloat32(ctx, &BatchNormKernel, {0, 3, 4});
   if (ctx.num_inputs() < 5) return ctx.Error("expects 5 inputs (X, scale, B, mean, var)");
@@ -118,6 +139,13 @@ Status BatchNormKernel(KernelContext& ctx) {
   const double epsilon = ctx.node.GetFloat("epsilon", 1e-5f);
   const double momentum = ctx.node.GetFloat("momentum", 0.9f);
   NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(x.dtype(), x.shape()));
+  if (ctx.node.GetInt(kBatchNormFmaAttr, 0) != 0 && !training && x.dtype() == DType::kFloat32) {
+    BatchNormFma(x.data<float>(), ctx.input(1).data<float>(), ctx.input(2).data<float>(),
+                 ctx.input(3).data<float>(), ctx.input(4).data<float>(), ctx.node.GetFloat("epsilon", 1e-5f),
+                 n, channels, inner, y.data<float>());
+    ctx.outputs[0] = std::move(y);
+    return Status::Ok();
+  }
   Status status = Status::Ok();
   const bool covered = DispatchFloat(x.dtype(), [&]<typename T>() {
     const T* scale = ctx.input(1).data<T>();

@@ -467,9 +467,7 @@ Status RunReduce(const Tensor& x, const ReducePlan& plan, Tensor& result) {
 // it runs only on nodes the emulator marks.
 Status ReduceInFormat(const Tensor& x, const ReducePlan& plan, bool mean, const ir::Attribute& attr,
                       Tensor& result) {
-  const auto format = static_cast<numerics::Format>(attr.i & 0xff);
-  numerics::RoundingOptions opt;
-  opt.overflow = static_cast<numerics::Overflow>(attr.i >> 8);
+  const auto [format, opt] = UnpackFormat(attr.i);
   NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(DType::kFloat32, plan.out_shape));
   const float* in = x.data<float>();
   Tensor gathered;
@@ -492,6 +490,18 @@ Status ReduceInFormat(const Tensor& x, const ReducePlan& plan, bool mean, const 
   return Status::Ok();
 }
 
+// Mean as PyTorch's CPU kernels compute it in a low-precision dtype (the precision emulator's
+// kMeanRoundsSumAttr, emulation_op.h): the ordinary sum, rounded to the storage format, then
+// divided by the count in float32.
+Status MeanRoundingSum(const Tensor& x, const ReducePlan& plan, const ir::Attribute& attr, Tensor& result) {
+  const auto [format, opt] = UnpackFormat(attr.i);
+  NPUGAP_RETURN_IF_ERROR((RunReduce<SumReducer<float>, float>(x, plan, result)));
+  const float count = static_cast<float>(plan.reduce);
+  for (float& v : result.span<float>())
+    v = plan.reduce > 0 ? numerics::RoundScalar(format, v, opt) / count : NAN;
+  return Status::Ok();
+}
+
 // One kernel per reducer. ReduceSum takes its axes from input 1 from opset 13 on; every
 // other Reduce* keeps the attribute up to opset 17.
 template <template <typename> class Reducer, bool kAxesInputFrom13>
@@ -506,6 +516,11 @@ Status ReduceKernel(KernelContext& ctx) {
         a && x.dtype() == DType::kFloat32) {
       return ReduceInFormat(x, plan, kMean, *a, ctx.outputs[0]);
     }
+  }
+  if constexpr (kMean) {
+    if (const ir::Attribute* a = ctx.node.FindAttribute(kMeanRoundsSumAttr);
+        a && x.dtype() == DType::kFloat32)
+      return MeanRoundingSum(x, plan, *a, ctx.outputs[0]);
   }
   Status status = Status::Ok();
   const bool covered = DispatchNumeric(

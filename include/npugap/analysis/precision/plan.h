@@ -24,6 +24,19 @@ enum class Unit : uint8_t { kCube, kVector, kAiCpu, kNone /* shape / index ops: 
 // mode's blanket rule. Reported so a user can see why a node computes in fp16.
 enum class Decision : uint8_t { kMode, kWhiteList, kGrayList, kBlackList, kKeepDtype, kMixlist, kKeepFp32 };
 
+// How a uniform_<fmt> plan reproduces one of PyTorch's CPU kernels where "fp32 from the rounded
+// inputs, one rounding" is not what the kernel does (data/precision/vector_kernels.json
+// "uniform_kernels"; every other plan and op: kPlain).
+enum class KernelVariant : uint8_t {
+  kPlain,
+  kOneDnnBf16,     // a Conv run through oneDNN's bf16 primitive (PyTorch's bf16 conv)
+  kMeanRoundsSum,  // a mean computed as round(round(sum) / n) (PyTorch's mean: sum(...).div_(n))
+  kBatchNormFma,   // inference BatchNorm as fma(x, alpha, beta) (PyTorch's CPU bf16 batch_norm)
+  // Mul(x, Sigmoid(x)), torch.nn.SiLU as torch.onnx exports it, computed as PyTorch's bf16 silu
+  // kernel: x / (1 + exp(-x)) with a rounding after each step. The Sigmoid is then unused.
+  kSiluChain,
+};
+
 struct NodeNumerics {
   Unit unit = Unit::kNone;
   numerics::Format input = numerics::Format::kFP32;    // float inputs are rounded to this
@@ -33,6 +46,7 @@ struct NodeNumerics {
   // op_select_implmode high_performance (ATC's default) on an fp16 vector op with a multi-step
   // formula (vector_kernels.json): the emulator runs the formula with an fp16 rounding per step.
   bool high_performance_formula = false;
+  KernelVariant kernel = KernelVariant::kPlain;
   std::string reason;  // one line, e.g. "gray list: follows its fp16 input"
 };
 
@@ -52,7 +66,7 @@ struct PrecisionOptions {
   // The --modify_mixlist JSON itself, read when modify_mixlist_file is empty (the --suggest-keep
   // check of the mixlist it writes).
   std::string modify_mixlist_text;
-  std::optional<bool> allow_hf32_conv;         // torch_npu; empty: the target's default
+  std::optional<bool> allow_hf32_conv;  // torch_npu; empty: the target's default
   std::optional<bool> allow_hf32_matmul;
   std::string op_select_implmode;   // "" | high_precision | high_performance
   bool finite_accumulator = false;  // model of a finite cube accumulator (off: exact fp32)

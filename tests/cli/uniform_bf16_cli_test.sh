@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end checks of `npugap run --precision-mode uniform_bf16`'s PyTorch kernel variants
+# (docs/precision.md, "Validation against PyTorch"): a Conv rounds its accumulator and bias to
+# bf16 once, also where oneDNN has no bf16 convolution (ONEDNN_MAX_CPU_ISA=AVX2 stands for a CPU
+# without AVX-512: the fp32 fallback), and a GlobalAveragePool rounds its sum before dividing.
+set -uo pipefail
+NPUGAP=${1:?usage: uniform_bf16_cli_test.sh NPUGAP_BINARY}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
+import struct, sys
+from tiny_onnx import *
+out = sys.argv[1]
+
+def tensor(name, dims, values):  # a float initializer of any rank, in raw_data
+    return (b"".join(vint(1, d) for d in dims) + vint(2, FLOAT) +
+            ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name))
+
+# y = Conv(x, W = [1, 1], B = 2^-9) over x[1,2,1,1]
+model(f"{out}/conv.onnx", [node("Conv", ["x", "W", "B"], ["y"], "conv")], [value_info("x", FLOAT, [1, 2, 1, 1])],
+      [value_info("y", FLOAT, [1, 1, 1, 1])], inits=[tensor("W", [1, 2, 1, 1], [1.0, 1.0]), tensor("B", [1], [2.0 ** -9])])
+model(f"{out}/gap.onnx", [node("GlobalAveragePool", ["x"], ["y"], "gap")], [value_info("x", FLOAT, [1, 1, 1, 3])],
+      [value_info("y", FLOAT, [1, 1, 1, 1])])
+
+def npy(path, shape, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join(f"{d}," for d in shape)
+    header += " " * (63 - len(header)) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
+                           struct.pack(f"<{len(values)}f", *values))
+npy(f"{out}/conv_x.npy", [1, 2, 1, 1], [1.0, 2.0 ** -8])
+npy(f"{out}/gap_x.npy", [1, 1, 1, 3], [0.6015625, 0.06201171875, 1.734375])
+PYEOF
+check "models written" test -s "$TMP/conv.onnx" -a -s "$TMP/gap.onnx"
+
+y_max() { json_get "$1" "j['outputs'][0]['max']"; }
+
+# 1 + 2^-8 + 2^-9 = 1.005859375 in fp32; bf16 rounds it once, bias included, to 1.0078125.
+"$NPUGAP" run "$TMP/conv.onnx" --inputs "$TMP/conv_x.npy" --json > "$TMP/conv_fp32.json"
+check "conv fp32" test "$(y_max "$TMP/conv_fp32.json")" = 1.005859375
+"$NPUGAP" run "$TMP/conv.onnx" --inputs "$TMP/conv_x.npy" --precision-mode uniform_bf16 --json > "$TMP/conv_bf16.json"
+check "conv uniform_bf16 (oneDNN bf16 where the CPU has it)" test "$(y_max "$TMP/conv_bf16.json")" = 1.0078125
+ONEDNN_MAX_CPU_ISA=AVX2 "$NPUGAP" run "$TMP/conv.onnx" --inputs "$TMP/conv_x.npy" --precision-mode uniform_bf16 \
+  --json > "$TMP/conv_avx2.json"
+check "conv uniform_bf16 without oneDNN bf16 runs" test $? -eq 0
+check "conv uniform_bf16 without oneDNN bf16: fp32 rounded once" test "$(y_max "$TMP/conv_avx2.json")" = 1.0078125
+
+# sum 2.39794921875 -> bf16 2.390625, / 3 -> 0.796875 (PyTorch's bf16 mean); fp32: 0.7993164...
+"$NPUGAP" run "$TMP/gap.onnx" --inputs "$TMP/gap_x.npy" --precision-mode uniform_bf16 --json > "$TMP/gap_bf16.json"
+check "gap uniform_bf16 rounds the sum first" test "$(y_max "$TMP/gap_bf16.json")" = 0.796875
+
+echo "uniform_bf16_cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
