@@ -1,4 +1,5 @@
-// Array rounding, vectorised for AVX2 (the library is built with -march=x86-64-v3). Each step
+// Array rounding, vectorised for AVX2 (the library is built with -march=x86-64-v3): the baseline
+// path, and the one the AVX-512 kernel hands unusual groups to. Each step
 // mirrors RoundScalar / detail::RoundMagnitude in format_scalar.cc on eight lanes; the tail of an
 // array that does not fill a vector goes through the scalar code itself, so results never depend
 // on where an array is split. tests/numerics/format_array_test.cc checks the two bit for bit.
@@ -8,6 +9,7 @@
 #include <bit>
 #include <vector>
 
+#include "array_kernels.h"
 #include "npugap/numerics/format.h"
 #include "rounding_core.h"
 
@@ -304,22 +306,14 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
 
 template <Kind K>
 RoundStats DispatchRounding(Format f, std::span<float> v, const RoundingOptions& opt, uint64_t first) {
-  switch (opt.rounding) {
-    case Rounding::kNearestEven:
-      return RoundVectorised<Rounding::kNearestEven, K>(f, v, opt, first);
-    case Rounding::kTowardZero:
-      return RoundVectorised<Rounding::kTowardZero, K>(f, v, opt, first);
-    case Rounding::kHalfAway:
-      return RoundVectorised<Rounding::kHalfAway, K>(f, v, opt, first);
-    case Rounding::kStochastic:
-      return RoundVectorised<Rounding::kStochastic, K>(f, v, opt, first);
-  }
-  return {};
+  return detail::WithRounding(
+      opt.rounding, [&](auto rule) { return RoundVectorised<decltype(rule)::value, K>(f, v, opt, first); });
 }
 
 }  // namespace
 
-RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& opt, uint64_t first_index) {
+RoundStats detail::RoundArrayAvx2(Format f, std::span<float> values, const RoundingOptions& opt,
+                                  uint64_t first_index) {
   if (f == Format::kFP32) {
     RoundingOptions fixed = opt;
     fixed.rounding = Rounding::kNearestEven;  // nothing is rounded: one instantiation serves all

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "npugap/numerics/format.h"
 
@@ -72,6 +73,23 @@ inline uint32_t StochasticBits(uint64_t seed, uint64_t index) {
   const uint32_t lo = static_cast<uint32_t>(index), hi = static_cast<uint32_t>(index >> 32);
   const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   return Fmix32(Fmix32(lo ^ k0) ^ (hi * 0x9e3779b9u + k1));
+}
+
+// body(std::integral_constant<Rounding, R>{}) for the rule r: the kernels take the rule as a
+// template parameter, so each gets a loop without a per-element switch.
+template <typename Body>
+decltype(auto) WithRounding(Rounding r, Body&& body) {
+  switch (r) {
+    case Rounding::kTowardZero:
+      return body(std::integral_constant<Rounding, Rounding::kTowardZero>{});
+    case Rounding::kHalfAway:
+      return body(std::integral_constant<Rounding, Rounding::kHalfAway>{});
+    case Rounding::kStochastic:
+      return body(std::integral_constant<Rounding, Rounding::kStochastic>{});
+    case Rounding::kNearestEven:
+      break;
+  }
+  return body(std::integral_constant<Rounding, Rounding::kNearestEven>{});
 }
 
 }  // namespace npugap::numerics::detail
