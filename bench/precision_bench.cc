@@ -18,6 +18,7 @@
 #include "npugap/exec/executor.h"
 #include "npugap/exec/parallel.h"
 #include "npugap/exec/random_inputs.h"
+#include "npugap/numerics/format.h"
 #include "npugap/onnx/import.h"
 #include "npugap/target/target.h"
 
@@ -96,6 +97,44 @@ void BM_Resnet50Batch8Fp32VsForceFp16(benchmark::State& state) {
   state.counters["ratio"] = fp16_ms / fp32_ms;
 }
 BENCHMARK(BM_Resnet50Batch8Fp32VsForceFp16)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The rounding kernels' share (numerics bench): each iteration runs FP32, then force_fp16 with the
+// AVX-512 rounding kernels, then force_fp16 with the AVX2 ones, on the same inputs.
+void BM_Resnet50Batch8RoundingPaths(benchmark::State& state) {
+  const Setup& s = Get();
+  if (!s.error.empty() || !numerics::KernelPathAvailable(numerics::KernelPath::kAvx512)) {
+    state.SkipWithError(s.error.empty() ? "no AVX-512 on this CPU" : s.error.c_str());
+    return;
+  }
+  (void)s.fp32->Run(s.inputs);
+  (void)s.fp16->Run(s.inputs);
+  double fp32_ms = 0, avx512_ms = 0, avx2_ms = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto a = s.fp32->Run(s.inputs);
+    const auto t1 = std::chrono::steady_clock::now();
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAvx512);
+    auto b = s.fp16->Run(s.inputs);
+    const auto t2 = std::chrono::steady_clock::now();
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAvx2);
+    auto c = s.fp16->Run(s.inputs);
+    const auto t3 = std::chrono::steady_clock::now();
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAuto);
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(b);
+    benchmark::DoNotOptimize(c);
+    fp32_ms += Ms(t0, t1);
+    avx512_ms += Ms(t1, t2);
+    avx2_ms += Ms(t2, t3);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["fp32_ms"] = fp32_ms / n;
+  state.counters["fp16_avx512_ms"] = avx512_ms / n;
+  state.counters["fp16_avx2_ms"] = avx2_ms / n;
+  state.counters["ratio_avx512"] = avx512_ms / fp32_ms;
+  state.counters["ratio_avx2"] = avx2_ms / fp32_ms;
+}
+BENCHMARK(BM_Resnet50Batch8RoundingPaths)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // The public array functions: each picks the AVX-512 or the AVX2 kernel (KernelPath), checking
 // the CPU once. The library itself is compiled for x86-64-v3, so AVX2 is always there.
 #include <algorithm>
+#include <atomic>
 
 #include "array_kernels.h"
 #include "npugap/numerics/format.h"
@@ -15,8 +16,15 @@ bool detail::CpuHasAvx512() {
 }
 
 namespace {
-bool UseAvx512(KernelPath path) { return path != KernelPath::kAvx2 && detail::CpuHasAvx512(); }
+std::atomic<KernelPath> auto_path{KernelPath::kAuto};
+
+bool UseAvx512(KernelPath path) {
+  if (path == KernelPath::kAuto) path = auto_path.load(std::memory_order_relaxed);
+  return path != KernelPath::kAvx2 && detail::CpuHasAvx512();
+}
 }  // namespace
+
+void SetAutoKernelPath(KernelPath path) { auto_path.store(path, std::memory_order_relaxed); }
 
 bool KernelPathAvailable(KernelPath path) { return path != KernelPath::kAvx512 || detail::CpuHasAvx512(); }
 

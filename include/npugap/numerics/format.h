@@ -90,6 +90,9 @@ float RoundScalar(Format f, float x, const RoundingOptions& opt = {}, uint64_t i
 // bits and counts; tests and benchmarks name one to compare them. A path the CPU lacks runs AVX2.
 enum class KernelPath : uint8_t { kAuto, kAvx2, kAvx512 };
 bool KernelPathAvailable(KernelPath path);
+// What kAuto stands for in this process from now on (kAuto: the CPU's widest again). For
+// benchmarks that compare the paths inside code that does not pass one (the emulator).
+void SetAutoKernelPath(KernelPath path);
 
 // In place: every value becomes its rounded float32 value. Element i uses index `first_index + i`
 // for stochastic rounding, so splitting an array into chunks gives the same result.
