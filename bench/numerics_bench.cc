@@ -13,6 +13,8 @@
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
+#include <time.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -97,15 +99,18 @@ void BM_InPlaceCompiled(benchmark::State& state) {
 
 // Load and store every 64-byte line with the software prefetch the AVX-512 kernel uses (1,024
 // elements ahead): the least an in-place kernel can cost on this machine.
-__attribute__((target("avx512f"))) void BM_InPlaceAvx512(benchmark::State& state) {
+__attribute__((target("avx512f"))) void InPlacePassAvx512(float* p, size_t n) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024), _MM_HINT_T0);
+    _mm512_store_ps(p + i, _mm512_add_ps(_mm512_load_ps(p + i), zero));
+  }
+}
+
+void BM_InPlaceAvx512(benchmark::State& state) {
   Buffer<float> v = Inputs(static_cast<size_t>(state.range(0)));
-  float* p = v.data.get();
   for (auto _ : state) {
-    const __m512 zero = _mm512_setzero_ps();
-    for (size_t i = 0; i < v.n; i += 16) {
-      _mm_prefetch(reinterpret_cast<const char*>(p + i + 1024), _MM_HINT_T0);
-      _mm512_store_ps(p + i, _mm512_add_ps(_mm512_load_ps(p + i), zero));
-    }
+    InPlacePassAvx512(v.data.get(), v.n);
     benchmark::ClobberMemory();
   }
   SetCounts(state, v.n, 8);
@@ -140,24 +145,64 @@ void BM_Memcpy(benchmark::State& state) {
 
 // float32 -> fp16 with vcvtps2ph and non-temporal stores: the encode's traffic (4 B read, 2 B
 // written, no read for ownership), with the conversion that EncodeArray16's fp16 path also uses.
-__attribute__((target("avx512f"))) void BM_NarrowStream(benchmark::State& state) {
+__attribute__((target("avx512f"))) void NarrowStreamFp16(const float* p, uint16_t* o, size_t n) {
+  for (size_t i = 0; i < n; i += 32) {
+    const __m256i lo = _mm512_cvtps_ph(_mm512_load_ps(p + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i hi =
+        _mm512_cvtps_ph(_mm512_load_ps(p + i + 16), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(o + i),
+                        _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+  }
+  _mm_sfence();
+}
+
+void BM_NarrowStream(benchmark::State& state) {
   Buffer<float> in = Inputs(static_cast<size_t>(state.range(0)));
   Buffer<uint16_t> out(in.n);
-  const float* p = in.data.get();
-  uint16_t* o = out.data.get();
   for (auto _ : state) {
-    for (size_t i = 0; i < in.n; i += 32) {
-      const __m256i lo =
-          _mm512_cvtps_ph(_mm512_load_ps(p + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      const __m256i hi =
-          _mm512_cvtps_ph(_mm512_load_ps(p + i + 16), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(o + i),
-                          _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
-    }
-    _mm_sfence();
+    NarrowStreamFp16(in.data.get(), out.data.get(), in.n);
     benchmark::ClobberMemory();
   }
   SetCounts(state, in.n, 6);
+}
+
+// CPU time of this thread: on a shared machine a preempted pass does not count the time it waited,
+// so the rates are per CPU second, as Google Benchmark's own items_per_second.
+double ThreadSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Kernel and roofline in the same iteration, one right after the other on the same array, so that
+// the load of a shared machine hits both alike: counters give both rates (10^9 elements/s) and
+// kernel / roofline. In place: RoundArray against InPlacePassAvx512; encode: EncodeArray16
+// against NarrowStreamFp16.
+void BM_Paired(benchmark::State& state, num::Format f, num::KernelPath path, bool encode) {
+  Buffer<float> v = Inputs(static_cast<size_t>(state.range(0)));
+  Buffer<uint16_t> out(v.n);
+  double kernel_s = 0, roofline_s = 0;
+  for (auto _ : state) {
+    const double t0 = ThreadSeconds();
+    if (encode)
+      NarrowStreamFp16(v.data.get(), out.data.get(), v.n);
+    else
+      InPlacePassAvx512(v.data.get(), v.n);
+    benchmark::ClobberMemory();
+    const double t1 = ThreadSeconds();
+    if (encode)
+      num::EncodeArray16(f, v.span(), out.span(), {}, path);
+    else
+      benchmark::DoNotOptimize(num::RoundArray(f, v.span(), {}, 0, path));
+    benchmark::ClobberMemory();
+    const double t2 = ThreadSeconds();
+    roofline_s += t1 - t0;
+    kernel_s += t2 - t1;
+  }
+  const double elements = static_cast<double>(state.iterations()) * static_cast<double>(v.n);
+  state.counters["kernel_e9"] = elements / kernel_s / 1e9;
+  state.counters["roofline_e9"] = elements / roofline_s / 1e9;
+  state.counters["kernel_per_roofline"] = roofline_s / kernel_s;
 }
 
 const char* PathName(num::KernelPath p) {
@@ -202,6 +247,17 @@ void Register() {
           BM_Round, f, num::Rounding::kStochastic, path)
           ->Arg(kElements)
           ->Unit(benchmark::kMicrosecond);
+  if (avx512)
+    for (bool encode : {false, true})
+      for (num::Format f : {num::Format::kFP16, num::Format::kBF16})
+        for (num::KernelPath path : paths)
+          benchmark::RegisterBenchmark(
+              (std::string(encode ? "Paired/EncodeArray16_RNE/" : "Paired/RoundArray_RNE/") + PathName(path) +
+               "/" + std::string(num::Info(f).name))
+                  .c_str(),
+              BM_Paired, f, path, encode)
+              ->Arg(kElements)
+              ->Unit(benchmark::kMillisecond);
   for (num::Format f : {num::Format::kFP16, num::Format::kBF16})
     for (num::KernelPath path : paths)
       benchmark::RegisterBenchmark(
