@@ -55,25 +55,13 @@ RoundStats WithFlags(Format f, std::span<float> v, const RoundingOptions& opt, u
                : RoundVectorised<R, K, false, false>(f, v, opt, first);
 }
 
-template <Kind K>
-RoundStats DispatchRounding(Format f, std::span<float> v, const RoundingOptions& opt, uint64_t first) {
-  return WithRounding(opt.rounding,
-                      [&](auto rule) { return WithFlags<decltype(rule)::value, K>(f, v, opt, first); });
-}
-
 }  // namespace
 
 RoundStats RoundArrayAvx512(Format f, std::span<float> values, const RoundingOptions& opt,
                             uint64_t first_index) {
-  if (f == Format::kFP32) {
-    RoundingOptions fixed = opt;
-    fixed.rounding = Rounding::kNearestEven;  // nothing is rounded: one instantiation serves all
-    return WithFlags<Rounding::kNearestEven, Kind::kIdentity>(f, values, fixed, first_index);
-  }
-  if (f == Format::kHiF8) return DispatchRounding<Kind::kHiF8>(f, values, opt, first_index);
-  if (opt.rounding == Rounding::kNearestEven && f == Format::kFP16)
-    return WithFlags<Rounding::kNearestEven, Kind::kHalfF16C>(f, values, opt, first_index);
-  return DispatchRounding<Kind::kGeneric>(f, values, opt, first_index);
+  return WithKernel(f, opt, [&](auto kind, auto rule, const RoundingOptions& o) {
+    return WithFlags<decltype(rule)::value, decltype(kind)::value>(f, values, o, first_index);
+  });
 }
 
 }  // namespace npugap::numerics::detail

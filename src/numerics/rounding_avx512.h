@@ -31,8 +31,7 @@ namespace npugap::numerics::avx512 {
 
 using detail::FormatParams;
 
-// Which magnitude rounding a kernel uses (format_array.cc's Kind).
-enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C };
+using Kind = detail::KernelKind;
 
 inline __m512i Set(uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
 

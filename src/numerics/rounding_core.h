@@ -92,4 +92,29 @@ decltype(auto) WithRounding(Rounding r, Body&& body) {
   return body(std::integral_constant<Rounding, Rounding::kNearestEven>{});
 }
 
+// Which magnitude rounding an array kernel uses: the generic shift, HiF8's tapered one, none (fp32)
+// or the CPU's own float -> half -> float (fp16 under RNE). Both instruction sets use this split.
+enum class KernelKind { kGeneric, kHiF8, kIdentity, kHalfF16C };
+template <KernelKind K>
+using KindConstant = std::integral_constant<KernelKind, K>;
+
+// body(kind, rule, options) with the kind and rule as integral constants, for format f: fp32 has
+// nothing to round, so one instantiation (RNE) serves every rule.
+template <typename Body>
+decltype(auto) WithKernel(Format f, const RoundingOptions& opt, Body&& body) {
+  using Rne = std::integral_constant<Rounding, Rounding::kNearestEven>;
+  if (f == Format::kFP32) {
+    RoundingOptions fixed = opt;
+    fixed.rounding = Rounding::kNearestEven;
+    return body(KindConstant<KernelKind::kIdentity>{}, Rne{}, fixed);
+  }
+  if (f == Format::kFP16 && opt.rounding == Rounding::kNearestEven)
+    return body(KindConstant<KernelKind::kHalfF16C>{}, Rne{}, opt);
+  if (f == Format::kHiF8)
+    return WithRounding(opt.rounding,
+                        [&](auto rule) { return body(KindConstant<KernelKind::kHiF8>{}, rule, opt); });
+  return WithRounding(opt.rounding,
+                      [&](auto rule) { return body(KindConstant<KernelKind::kGeneric>{}, rule, opt); });
+}
+
 }  // namespace npugap::numerics::detail
