@@ -1,6 +1,7 @@
 // Internal: the rounding of sixteen float32 lanes in AVX-512 registers, shared by the in-place
 // kernel (format_array_avx512.cc) and the 16-bit packing (format_pack_avx512.cc). Only those two
-// files include it; they are called only where the CPU has AVX-512 F/BW/VL/DQ/BF16 (array_kernels.h).
+// files include it; they are called only where the CPU has AVX-512 F/BW/VL/DQ/BF16
+// (array_kernels.h).
 //
 // Each step mirrors format_array.cc's AVX2 Round and detail::RoundMagnitude on sixteen lanes, with
 // mask registers where AVX2 needs compare-and-blend. What differs is the split of the work: a lane
