@@ -9,9 +9,12 @@
 namespace npugap::numerics {
 
 bool detail::CpuHasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                          __builtin_cpu_supports("avx512bf16");
+  static const bool has = [] {
+    __builtin_cpu_init();  // needed where the first call comes from a static initializer
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bf16");
+  }();
   return has;
 }
 
