@@ -18,6 +18,7 @@
 #include "npugap/exec/executor.h"
 #include "npugap/exec/parallel.h"
 #include "npugap/exec/random_inputs.h"
+#include "npugap/numerics/format.h"
 #include "npugap/onnx/import.h"
 #include "npugap/target/target.h"
 
@@ -68,27 +69,37 @@ double Ms(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::ti
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// Each iteration runs FP32 then emulated force_fp16; counters give both times and their ratio.
-void BM_Resnet50Batch8Fp32VsForceFp16(benchmark::State& state) {
+// The set-up, warmed up (primitive creation and weight packing happen on the first run of each),
+// or null after telling the benchmark why it is skipped.
+const Setup* Prepared(benchmark::State& state) {
   const Setup& s = Get();
   if (!s.error.empty()) {
     state.SkipWithError(s.error.c_str());
-    return;
+    return nullptr;
   }
-  // Warm-up: primitive creation and weight packing happen on the first run of each.
   (void)s.fp32->Run(s.inputs);
   (void)s.fp16->Run(s.inputs);
+  return &s;
+}
+
+// Wall milliseconds of one run; its result is kept alive until timed.
+template <typename Run>
+double TimedMs(const Run& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = run();
+  const auto t1 = std::chrono::steady_clock::now();
+  benchmark::DoNotOptimize(result);
+  return Ms(t0, t1);
+}
+
+// Each iteration runs FP32 then emulated force_fp16; counters give both times and their ratio.
+void BM_Resnet50Batch8Fp32VsForceFp16(benchmark::State& state) {
+  const Setup* s = Prepared(state);
+  if (s == nullptr) return;
   double fp32_ms = 0, fp16_ms = 0;
   for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto a = s.fp32->Run(s.inputs);
-    const auto t1 = std::chrono::steady_clock::now();
-    auto b = s.fp16->Run(s.inputs);
-    const auto t2 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(a);
-    benchmark::DoNotOptimize(b);
-    fp32_ms += Ms(t0, t1);
-    fp16_ms += Ms(t1, t2);
+    fp32_ms += TimedMs([&] { return s->fp32->Run(s->inputs); });
+    fp16_ms += TimedMs([&] { return s->fp16->Run(s->inputs); });
   }
   const double n = static_cast<double>(state.iterations());
   state.counters["fp32_ms"] = fp32_ms / n;
@@ -96,6 +107,33 @@ void BM_Resnet50Batch8Fp32VsForceFp16(benchmark::State& state) {
   state.counters["ratio"] = fp16_ms / fp32_ms;
 }
 BENCHMARK(BM_Resnet50Batch8Fp32VsForceFp16)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The rounding kernels' share (numerics bench): each iteration runs FP32, then force_fp16 with the
+// AVX-512 rounding kernels, then force_fp16 with the AVX2 ones, on the same inputs.
+void BM_Resnet50Batch8RoundingPaths(benchmark::State& state) {
+  if (!numerics::KernelPathAvailable(numerics::KernelPath::kAvx512)) {
+    state.SkipWithError("no AVX-512 on this CPU");
+    return;
+  }
+  const Setup* s = Prepared(state);
+  if (s == nullptr) return;
+  double fp32_ms = 0, avx512_ms = 0, avx2_ms = 0;
+  for (auto _ : state) {
+    fp32_ms += TimedMs([&] { return s->fp32->Run(s->inputs); });
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAvx512);
+    avx512_ms += TimedMs([&] { return s->fp16->Run(s->inputs); });
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAvx2);
+    avx2_ms += TimedMs([&] { return s->fp16->Run(s->inputs); });
+    numerics::SetAutoKernelPath(numerics::KernelPath::kAuto);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["fp32_ms"] = fp32_ms / n;
+  state.counters["fp16_avx512_ms"] = avx512_ms / n;
+  state.counters["fp16_avx2_ms"] = avx2_ms / n;
+  state.counters["ratio_avx512"] = avx512_ms / fp32_ms;
+  state.counters["ratio_avx2"] = avx2_ms / fp32_ms;
+}
+BENCHMARK(BM_Resnet50Batch8RoundingPaths)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
 

@@ -1,4 +1,5 @@
-// Array rounding, vectorised for AVX2 (the library is built with -march=x86-64-v3). Each step
+// Array rounding, vectorised for AVX2 (the library is built with -march=x86-64-v3): the baseline
+// path, and the one the AVX-512 kernel hands unusual groups to. Each step
 // mirrors RoundScalar / detail::RoundMagnitude in format_scalar.cc on eight lanes; the tail of an
 // array that does not fill a vector goes through the scalar code itself, so results never depend
 // on where an array is split. tests/numerics/format_array_test.cc checks the two bit for bit.
@@ -8,6 +9,7 @@
 #include <bit>
 #include <vector>
 
+#include "array_kernels.h"
 #include "npugap/numerics/format.h"
 #include "rounding_core.h"
 
@@ -115,8 +117,7 @@ __m256i RoundMagnitude(const FormatParams& p, __m256i a, __m256i random) {
   return _mm256_blendv_epi8(sub, normal, in_normal);
 }
 
-// Which magnitude rounding a kernel uses.
-enum class Kind { kGeneric, kHiF8, kIdentity, kHalfF16C };
+using Kind = detail::KernelKind;
 
 // The rounding of lanes at or above the format's smallest normal exponent (for HiF8: 2^-22), done
 // on the whole float32 pattern: with d dropped bits, adding (half an ulp - 1 + the kept lsb) and
@@ -302,33 +303,13 @@ RoundStats RoundVectorised(Format f, std::span<float> values, const RoundingOpti
   return stats;
 }
 
-template <Kind K>
-RoundStats DispatchRounding(Format f, std::span<float> v, const RoundingOptions& opt, uint64_t first) {
-  switch (opt.rounding) {
-    case Rounding::kNearestEven:
-      return RoundVectorised<Rounding::kNearestEven, K>(f, v, opt, first);
-    case Rounding::kTowardZero:
-      return RoundVectorised<Rounding::kTowardZero, K>(f, v, opt, first);
-    case Rounding::kHalfAway:
-      return RoundVectorised<Rounding::kHalfAway, K>(f, v, opt, first);
-    case Rounding::kStochastic:
-      return RoundVectorised<Rounding::kStochastic, K>(f, v, opt, first);
-  }
-  return {};
-}
-
 }  // namespace
 
-RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& opt, uint64_t first_index) {
-  if (f == Format::kFP32) {
-    RoundingOptions fixed = opt;
-    fixed.rounding = Rounding::kNearestEven;  // nothing is rounded: one instantiation serves all
-    return RoundVectorised<Rounding::kNearestEven, Kind::kIdentity>(f, values, fixed, first_index);
-  }
-  if (f == Format::kHiF8) return DispatchRounding<Kind::kHiF8>(f, values, opt, first_index);
-  if (opt.rounding == Rounding::kNearestEven && f == Format::kFP16)
-    return RoundVectorised<Rounding::kNearestEven, Kind::kHalfF16C>(f, values, opt, first_index);
-  return DispatchRounding<Kind::kGeneric>(f, values, opt, first_index);
+RoundStats detail::RoundArrayAvx2(Format f, std::span<float> values, const RoundingOptions& opt,
+                                  uint64_t first_index) {
+  return detail::WithKernel(f, opt, [&](auto kind, auto rule, const RoundingOptions& o) {
+    return RoundVectorised<decltype(rule)::value, decltype(kind)::value>(f, values, o, first_index);
+  });
 }
 
 RoundStats RoundArrayScalar(Format f, std::span<float> values, const RoundingOptions& opt,

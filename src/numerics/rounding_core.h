@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "npugap/numerics/format.h"
 
@@ -72,6 +73,48 @@ inline uint32_t StochasticBits(uint64_t seed, uint64_t index) {
   const uint32_t lo = static_cast<uint32_t>(index), hi = static_cast<uint32_t>(index >> 32);
   const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   return Fmix32(Fmix32(lo ^ k0) ^ (hi * 0x9e3779b9u + k1));
+}
+
+// body(std::integral_constant<Rounding, R>{}) for the rule r: the kernels take the rule as a
+// template parameter, so each gets a loop without a per-element switch.
+template <typename Body>
+decltype(auto) WithRounding(Rounding r, Body&& body) {
+  switch (r) {
+    case Rounding::kTowardZero:
+      return body(std::integral_constant<Rounding, Rounding::kTowardZero>{});
+    case Rounding::kHalfAway:
+      return body(std::integral_constant<Rounding, Rounding::kHalfAway>{});
+    case Rounding::kStochastic:
+      return body(std::integral_constant<Rounding, Rounding::kStochastic>{});
+    case Rounding::kNearestEven:
+      break;
+  }
+  return body(std::integral_constant<Rounding, Rounding::kNearestEven>{});
+}
+
+// Which magnitude rounding an array kernel uses: the generic shift, HiF8's tapered one, none (fp32)
+// or the CPU's own float -> half -> float (fp16 under RNE). Both instruction sets use this split.
+enum class KernelKind { kGeneric, kHiF8, kIdentity, kHalfF16C };
+template <KernelKind K>
+using KindConstant = std::integral_constant<KernelKind, K>;
+
+// body(kind, rule, options) with the kind and rule as integral constants, for format f: fp32 has
+// nothing to round, so one instantiation (RNE) serves every rule.
+template <typename Body>
+decltype(auto) WithKernel(Format f, const RoundingOptions& opt, Body&& body) {
+  using Rne = std::integral_constant<Rounding, Rounding::kNearestEven>;
+  if (f == Format::kFP32) {
+    RoundingOptions fixed = opt;
+    fixed.rounding = Rounding::kNearestEven;
+    return body(KindConstant<KernelKind::kIdentity>{}, Rne{}, fixed);
+  }
+  if (f == Format::kFP16 && opt.rounding == Rounding::kNearestEven)
+    return body(KindConstant<KernelKind::kHalfF16C>{}, Rne{}, opt);
+  if (f == Format::kHiF8)
+    return WithRounding(opt.rounding,
+                        [&](auto rule) { return body(KindConstant<KernelKind::kHiF8>{}, rule, opt); });
+  return WithRounding(opt.rounding,
+                      [&](auto rule) { return body(KindConstant<KernelKind::kGeneric>{}, rule, opt); });
 }
 
 }  // namespace npugap::numerics::detail

@@ -3,9 +3,9 @@
 // representable value (by the chosen rounding) back as float32, plus counts of what went wrong
 // (overflow, flush to zero, NaN), which the precision analysis reports per tensor.
 //
-// Scalar functions are the reference; the array functions (format_array.cc) are vectorised for
-// AVX2 and tested against them bit for bit. docs/numerics.md states every assumption (HF32's
-// rounding, HiFloat8's decoding), with its source.
+// Scalar functions are the reference; the array functions are vectorised for AVX2
+// (format_array.cc) and AVX-512 (format_array_avx512.cc) and tested against them bit for bit.
+// docs/numerics.md states every assumption (HF32's rounding, HiFloat8's decoding), with its source.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ enum class Format : uint8_t {
   kFP8E5M2,  // OCP FP8 E5M2 (IEEE-like, inf and NaN)
   kHiF8,     // HiFloat8 (arXiv 2409.16626), tapered dot-coded exponent
 };
-inline constexpr Format kAllFormats[] = {Format::kFP32, Format::kHF32,    Format::kFP16, Format::kBF16,
+inline constexpr Format kAllFormats[] = {Format::kFP32,    Format::kHF32,    Format::kFP16, Format::kBF16,
                                          Format::kFP8E4M3, Format::kFP8E5M2, Format::kHiF8};
 
 enum class Rounding : uint8_t {
@@ -56,18 +56,21 @@ struct RoundStats {
   int64_t saturated = 0;  // outputs clamped to ±max (saturation mode), NaN->0 included
   int64_t flushed = 0;    // non-zero inputs that became zero (underflow or flushed subnormals)
   RoundStats& operator+=(const RoundStats& o) {
-    overflow += o.overflow; inf_nan += o.inf_nan; saturated += o.saturated; flushed += o.flushed;
+    overflow += o.overflow;
+    inf_nan += o.inf_nan;
+    saturated += o.saturated;
+    flushed += o.flushed;
     return *this;
   }
 };
 
 struct FormatInfo {
-  std::string_view name;    // "fp32", "hf32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "hif8"
-  int bits;                 // storage bits (32 for hf32: it is held in fp32 registers)
-  int significand_bits;     // including the implicit bit (fp16: 11); hif8: the widest (4)
+  std::string_view name;  // "fp32", "hf32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "hif8"
+  int bits;               // storage bits (32 for hf32: it is held in fp32 registers)
+  int significand_bits;   // including the implicit bit (fp16: 11); hif8: the widest (4)
   double max_finite;
   double min_normal;
-  double min_subnormal;     // smallest positive value (hif8: 2^-22)
+  double min_subnormal;  // smallest positive value (hif8: 2^-22)
   bool has_inf;
 };
 const FormatInfo& Info(Format f);
@@ -82,16 +85,30 @@ float RoundScalar(Format f, float x, const RoundingOptions& opt = {}, uint64_t i
                   RoundStats* stats = nullptr);
 
 // ---- arrays (vectorised; tested against the scalar reference) --------------------------------
+// The instruction set of the array kernels. kAuto: the widest this CPU runs, AVX-512 where it has
+// AVX-512 F, BW, VL, DQ and BF16, else AVX2 (the library's baseline). Every path gives the same
+// bits and counts; tests and benchmarks name one to compare them. A path the CPU lacks runs AVX2.
+enum class KernelPath : uint8_t { kAuto, kAvx2, kAvx512 };
+bool KernelPathAvailable(KernelPath path);
+// What kAuto stands for in this process from now on (kAuto: the CPU's widest again). For
+// benchmarks that compare the paths inside code that does not pass one (the emulator).
+void SetAutoKernelPath(KernelPath path);
+
 // In place: every value becomes its rounded float32 value. Element i uses index `first_index + i`
 // for stochastic rounding, so splitting an array into chunks gives the same result.
 RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& opt = {},
-                      uint64_t first_index = 0);
+                      uint64_t first_index = 0, KernelPath path = KernelPath::kAuto);
 RoundStats RoundArrayScalar(Format f, std::span<float> values, const RoundingOptions& opt = {},
                             uint64_t first_index = 0);
 // Packing for storage and file output: float32 <-> 16-bit patterns (fp16/bf16) and 8-bit ones.
-void EncodeArray16(Format f, std::span<const float> in, std::span<uint16_t> out, const RoundingOptions& opt = {});
-void DecodeArray16(Format f, std::span<const uint16_t> in, std::span<float> out);
-void EncodeArray8(Format f, std::span<const float> in, std::span<uint8_t> out, const RoundingOptions& opt = {});
+// Outputs of 4 MiB and more are written with non-temporal stores (they bypass the caches: such an
+// output is written for later, not read back at once).
+void EncodeArray16(Format f, std::span<const float> in, std::span<uint16_t> out,
+                   const RoundingOptions& opt = {}, KernelPath path = KernelPath::kAuto);
+void DecodeArray16(Format f, std::span<const uint16_t> in, std::span<float> out,
+                   KernelPath path = KernelPath::kAuto);
+void EncodeArray8(Format f, std::span<const float> in, std::span<uint8_t> out,
+                  const RoundingOptions& opt = {});
 void DecodeArray8(Format f, std::span<const uint8_t> in, std::span<float> out);
 
 // ---- INT8 with scale and zero point ----------------------------------------------------------
