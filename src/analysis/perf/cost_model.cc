@@ -164,6 +164,12 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
           StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
                                                                                              : big->dtype;
       c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, cores, target);
+      if (!cube) {
+        // Each tile's DMA instructions pay a fixed head on top of the bytes they move.
+        const MoveTimes heads =
+            DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, cores, target), target);
+        load += heads.load, store += heads.store;
+      }
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
