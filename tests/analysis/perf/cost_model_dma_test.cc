@@ -86,6 +86,16 @@ TEST(PerfDma, SmallOperandIsLoadedOncePerCore) {
   EXPECT_NEAR(p.Heads(mul), p.Us((tiles + 1) * p.H("gm_to_ub")), 1e-9);
 }
 
+TEST(PerfDma, DataMovementKernelPaysTheHeadsToo) {
+  const Profile p;
+  // A layout change moves every byte through the UB in tiles like an elementwise kernel: two
+  // full-size operands, double-buffered; on 4 cores the per-core load is the slowest path.
+  const Kernel move = K("TransData", 4, {"ND:float16:4096x4096"}, {"FRACTAL_NZ:float16:256x256x16x16"});
+  const double cap = std::floor(p.ub / (2 * 2 * 2.0));
+  const double tiles = std::ceil(4096.0 * 4096 / 4 / cap);
+  EXPECT_NEAR(p.Heads(move), p.Us(tiles * p.H("gm_to_ub")), 1e-9);
+}
+
 TEST(PerfDma, NegativeDmaHeadInTheProfileIsAnErrorNamingTheField) {
   const auto bad = LoadEditedAscend910(
       [](nlohmann::json& j) { j["kernel"]["dma_instruction_heads"]["ub_to_gm"]["value"] = -1; });
