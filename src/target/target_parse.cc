@@ -88,6 +88,16 @@ void ReadVectorInstructionHeads(ProfileReader& r, const json& vh, KernelCosts& o
   }
 }
 
+// kernel.dma_instruction_heads: {"gm_to_ub": cycles per instruction, "ub_to_gm": ...}.
+void ReadDmaInstructionHeads(ProfileReader& r, const json& dh, KernelCosts& out) {
+  r.WarnUnknownKeys(dh, "kernel.dma_instruction_heads", {"gm_to_ub", "ub_to_gm"});
+  for (const std::string dir : {"gm_to_ub", "ub_to_gm"}) {
+    if (!dh.contains(dir)) continue;
+    out.dma_instruction_heads[dir] =
+        r.ReadNumber(dh, "kernel.dma_instruction_heads." + dir, Dim::kNone, Bound::kNonNegative);
+  }
+}
+
 void ReadMemoryAndBuffers(ProfileReader& r, const json& root, Target& t) {
   const json& m = r.Section(root, "memory");
   r.WarnUnknownKeys(m, "memory", {"type", "device", "bandwidth", "reserve", "alloc_alignment", "alloc_pad"});
@@ -213,10 +223,11 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
     r.WarnUnknownKeys(*k, "kernel",
                       {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions",
-                       "vector_instruction_heads"});
+                       "vector_instruction_heads", "dma_instruction_heads"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
                            r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
                            r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative),
+                           {},
                            {},
                            {}};
     if (const json* vi = k->contains("vector_instructions")
@@ -228,6 +239,11 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
                              ? r.OptionalSection(*k, "kernel.vector_instruction_heads")
                              : nullptr) {
       ReadVectorInstructionHeads(r, *vh, *t.kernel);
+    }
+    if (const json* dh = k->contains("dma_instruction_heads")
+                             ? r.OptionalSection(*k, "kernel.dma_instruction_heads")
+                             : nullptr) {
+      ReadDmaInstructionHeads(r, *dh, *t.kernel);
     }
   }
 

@@ -142,6 +142,10 @@ struct KernelCosts {
   // Vector cycles of each instruction's fixed head, by class; paid once per instruction, i.e. once
   // per UB tile and op (docs/perf.md, "Tiles"). Empty: heads are not modelled.
   std::map<std::string, Number> vector_instruction_heads;
+  // Cycles of each DMA instruction's fixed head on one core, by direction ("gm_to_ub": MTE2,
+  // "ub_to_gm": MTE3); paid once per instruction, i.e. once per UB tile and operand (docs/perf.md,
+  // "Tiles"). Empty: DMA heads are not modelled.
+  std::map<std::string, Number> dma_instruction_heads;
 };
 
 struct Link {

@@ -155,15 +155,20 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
-  if (!moves_only && vector_ops.Total() > 0) {
-    const Operand* big = Largest(kernel);
-    if (big) {
-      // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums).
-      const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
-      const std::string dtype =
-          StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
-                                                                                             : big->dtype;
+  if (const Operand* big = Largest(kernel)) {
+    // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums).
+    const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
+    const std::string dtype =
+        StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
+                                                                                           : big->dtype;
+    if (!moves_only && vector_ops.Total() > 0)
       c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, cores, target);
+    if (!cube && !gather) {
+      // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
+      // movement kernels as in computing ones.
+      const MoveTimes heads =
+          DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, cores, target), target);
+      load += heads.load, store += heads.store;
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});

@@ -98,6 +98,21 @@ MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target:
 double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype,
                   const target::Target& target);
 
+// How a vector kernel streams its largest operand through the UB on its busiest core
+// (cost_model_tiles.cc): `tiles` of `tile` elements; `slices` row slices per tile of a row-wise
+// kernel (0 otherwise); `per_channel`: the tiles stay inside one NC1HWC0 (n, c1) plane.
+struct TilePlan {
+  double tile = 0, tiles = 0, slices = 0;
+  bool per_channel = false;
+};
+TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
+                   double cores, const target::Target& target);
+
+// Seconds of the DMA instruction heads (kernel.dma_instruction_heads) on the busiest core of a
+// vector kernel tiled as `plan`: load = MTE2, store = MTE3 (cost_model_memory.cc).
+MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& plan,
+                      const target::Target& target);
+
 // Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
 // over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
 // per op and UB tile, and for row-wise kernels one per row slice of each reduction and broadcast

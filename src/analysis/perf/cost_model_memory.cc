@@ -64,6 +64,31 @@ MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target:
   return t;
 }
 
+MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& plan,
+                      const target::Target& target) {
+  MoveTimes t;
+  if (!target.kernel || plan.tiles <= 0) return t;
+  const auto& heads = target.kernel->dma_instruction_heads;
+  const auto head = [&](const char* dir) {
+    const auto it = heads.find(dir);
+    return it == heads.end() ? 0.0 : it->second.value;
+  };
+  // A full-size operand moves in one DMA instruction per tile. A smaller one is read once per
+  // core, except on a per-channel kernel: each tile's (n, c1) plane reads the c1 slice of every
+  // channel parameter. Smaller outputs (per-channel sums) are written once per core.
+  const int64_t elements = Elements(big);
+  double loads = 0, stores = 0;
+  for (const Operand& op : kernel.inputs) {
+    const bool full = Elements(op) == elements;
+    loads += full || plan.per_channel ? plan.tiles : 1.0;
+  }
+  for (const Operand& op : kernel.outputs) stores += Elements(op) == elements ? plan.tiles : 1.0;
+  const double clock = target.compute.clock.value;
+  t.load = loads * head("gm_to_ub") / clock;
+  t.store = stores * head("ub_to_gm") / clock;
+  return t;
+}
+
 std::vector<std::string_view> KernelParts(std::string_view op_type) {
   constexpr std::string_view kPrefix = "FusionOp_";
   if (op_type.substr(0, kPrefix.size()) != kPrefix) return {op_type};

@@ -47,6 +47,45 @@ double Head(const target::Target& t, const char* cls) {
 
 }  // namespace
 
+TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
+                   double cores, const target::Target& target) {
+  TilePlan plan;
+  const int64_t elements = Elements(big);
+  if (!target.buffers.ub || elements == 0) return plan;
+  // An op that computes in float32 holds its tiles in float32 (VectorKernelTime).
+  const double item = static_cast<double>(ops.fp32 ? std::max<int64_t>(ItemSize(dtype), 4) : ItemSize(dtype));
+  // Every full-size operand has a buffer, doubled so that DMA fills one while the vector unit
+  // works on the other (the assumed UB split, docs/perf.md).
+  const double ub = static_cast<double>(target.buffers.ub->value);
+  const double cap = std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item)));
+  const double per_core = static_cast<double>(elements) / cores;
+  const auto& s = big.shape;
+  const size_t r = s.size();
+
+  plan.tile = cap;
+  plan.tiles = std::ceil(per_core / cap);
+  if (ops.reduce > 0 && r >= 1) {
+    const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
+    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+    const double rows_per_matrix =
+        nz ? static_cast<double>(s[r - 3] * s[r - 2]) : std::numeric_limits<double>::infinity();
+    // Whole rows, no more than one matrix (NZ) and than the core has.
+    const double rows_per_core = std::ceil(per_core / std::max(row, 1.0));
+    const double rows = std::clamp(std::floor(cap / std::max(row, 1.0)), 1.0,
+                                   std::max(1.0, std::min(rows_per_matrix, rows_per_core)));
+    plan.tile = rows * row;
+    plan.tiles = std::ceil(per_core / plan.tile);
+    plan.slices = nz ? static_cast<double>(s[r - 4]) : rows;
+  } else if (HasChannelOperand(kernel, big)) {
+    const double plane = static_cast<double>(s[2] * s[3] * s[4]);
+    const double tiles_per_plane = std::ceil(plane / cap);
+    plan.tile = plane / tiles_per_plane;
+    plan.tiles = std::ceil(static_cast<double>(s[0] * s[1]) / cores) * tiles_per_plane;
+    plan.per_channel = true;
+  }
+  return plan;
+}
+
 double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
                         std::string_view dtype, double cores, const target::Target& target) {
   const int64_t elements = Elements(big);
@@ -62,45 +101,20 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
     return body;
 
   const double item = static_cast<double>(ItemSize(dtype));
-  // Every full-size operand has a buffer, doubled so that DMA fills one while the vector unit
-  // works on the other (the assumed UB split, docs/perf.md).
-  const double ub = static_cast<double>(target.buffers.ub->value);
-  const double cap = std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item)));
-  const double per_core = static_cast<double>(elements) / cores;
-  const auto& s = big.shape;
-  const size_t r = s.size();
-
-  double tile = cap, tiles = std::ceil(per_core / cap), slices = 0;
-  if (ops.reduce > 0 && r >= 1) {
-    const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
-    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
-    const double rows_per_matrix =
-        nz ? static_cast<double>(s[r - 3] * s[r - 2]) : std::numeric_limits<double>::infinity();
-    // Whole rows, no more than one matrix (NZ) and than the core has.
-    const double rows_per_core = std::ceil(per_core / std::max(row, 1.0));
-    const double rows = std::clamp(std::floor(cap / std::max(row, 1.0)), 1.0,
-                                   std::max(1.0, std::min(rows_per_matrix, rows_per_core)));
-    tile = rows * row;
-    tiles = std::ceil(per_core / tile);
-    slices = nz ? static_cast<double>(s[r - 4]) : rows;
-  } else if (HasChannelOperand(kernel, big)) {
-    const double plane = static_cast<double>(s[2] * s[3] * s[4]);
-    const double tiles_per_plane = std::ceil(plane / cap);
-    tile = plane / tiles_per_plane;
-    tiles = std::ceil(static_cast<double>(s[0] * s[1]) / cores) * tiles_per_plane;
-  }
+  const TilePlan plan = PlanTiles(kernel, big, ops, dtype, cores, target);
   // One instruction covers at most 255 repeats of the vector width.
   const double per_instruction =
       std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);
-  const double splits = std::ceil(tile / per_instruction);
+  const double splits = std::ceil(plan.tile / per_instruction);
   double per_tile =
       splits * (work.simple * Head(target, "simple") + work.transcendental * Head(target, "transcendental") +
                 work.divide * Head(target, "divide"));
-  if (slices > 0)
-    per_tile += slices * (work.reduce * Head(target, "reduce") + work.broadcast * Head(target, "simple"));
+  if (plan.slices > 0)
+    per_tile +=
+        plan.slices * (work.reduce * Head(target, "reduce") + work.broadcast * Head(target, "simple"));
   else
     per_tile += splits * work.reduce * Head(target, "reduce");
-  return body + tiles * per_tile / target.compute.clock.value;
+  return body + plan.tiles * per_tile / target.compute.clock.value;
 }
 
 }  // namespace npugap::analysis::perf::internal
