@@ -39,6 +39,12 @@ bool HasChannelOperand(const Kernel& k, const Operand& big) {
   return false;
 }
 
+// A reduction over every axis (an output of one element, SquareSumV1): each core sums a contiguous
+// part of the tensor, so its tiles are plain elementwise tiles, not whole rows.
+bool ReducesToScalar(const Kernel& k) {
+  return std::any_of(k.outputs.begin(), k.outputs.end(), [](const Operand& op) { return Elements(op) <= 1; });
+}
+
 double Head(const target::Target& t, const char* cls) {
   const auto& heads = t.kernel->vector_instruction_heads;
   const auto it = heads.find(cls);
@@ -64,7 +70,7 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 
   plan.tile = cap;
   plan.tiles = std::ceil(per_core / cap);
-  if (ops.reduce > 0 && r >= 1) {
+  if (ops.reduce > 0 && r >= 1 && !ReducesToScalar(kernel)) {
     const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
     const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
     const double rows_per_matrix =

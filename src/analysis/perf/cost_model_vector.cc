@@ -22,6 +22,10 @@ constexpr VectorRule E32(double simple) { return {VectorClass::kElementwise, {si
 constexpr VectorRule V(double s, double t, double d, double r) {
   return {VectorClass::kElementwise, {s, t, d, r}};
 }
+// The counts of V, computed in float32 (a cast per 2-byte full-size operand)
+constexpr VectorRule V32(double s, double t, double d, double r) {
+  return {VectorClass::kElementwise, {s, t, d, r, 0, true}};
+}
 // A row-wise kernel (reductions along the last axis of each row): the counts of V, then `b` per-row
 // values broadcast back over the row
 constexpr VectorRule Row(double s, double t, double d, double r, double b) {
@@ -86,8 +90,13 @@ constexpr std::array kRules = {
     Entry{"ReduceMeanD", E(1)},
     Entry{"ReduceMax", E(1)},
     Entry{"ReduceMaxD", E(1)},
-    Entry{"SquareSumV1", E(2)},
-    Entry{"SquareSumV2", E(2)},
+    // x^2 summed over every axis: the sum runs along the innermost axis too, so it is a cross-lane
+    // reduce (the rule above). CANN's square_sum_v1 DSL squares (vmul), casts the square to
+    // float32 when the vector unit sums in float32, and sums in float32; the square is counted in
+    // float32 here too (the flag is per op, so the fp16 vmul is over-counted by 0.0103 cycles per
+    // element). square_sum_v2's source was not found: the same reduce, in its stored type.
+    Entry{"SquareSumV1", V32(1, 0, 0, 1)},
+    Entry{"SquareSumV2", V(1, 0, 0, 1)},
     Entry{"ClipByNormNoDivSum", E(3)},
     // x^y = exp(y ln x): ln, mul, exp; tanh = (e^2x - 1) / (e^2x + 1): mul, exp, sub, add, div;
     // sigmoid = 1 / (1 + e^-x): neg, exp, add, reciprocal

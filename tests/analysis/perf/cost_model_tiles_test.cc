@@ -119,6 +119,24 @@ TEST(PerfTiles, LayerNormXBackpropComputesInFloat32CastingEachTwoByteOperand) {
   EXPECT_NEAR(PredictKernel(lnx("float16"), p.bare).vector_us, p.Us(per_core * (f32 + casts)), 1e-9);
 }
 
+TEST(PerfTiles, SquareSumToAScalarIsAFloat32CrossLaneReduceInElementwiseTiles) {
+  const Profile p;
+  // x^2 summed over every axis of a float16 768 x 3072 tensor on 31 cores: square, cast to
+  // float32 and a cross-lane sum per element, in float32 (CANN's square_sum_v1 DSL).
+  const std::string x = "ND:float16:768x3072";
+  const Kernel k = K("SquareSumV1", 31, {x}, {"ND:float16:1x1"});
+  const auto& vi = p.t.kernel->vector_instructions;
+  const double per_core = 768.0 * 3072 / 31;
+  const double per_element = 2 * vi.at("simple").at("float32").value + vi.at("reduce").at("float32").value;
+  EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * per_element), 1e-9);
+  // The sum covers the whole tensor, not rows: plain float32 tiles of the one full-size operand,
+  // each paying the three instructions' heads once per split (not the 3072-wide rows' heads).
+  const double cap = std::floor(p.ub / (2 * 1 * 4.0));
+  const double tiles = std::ceil(per_core / cap);
+  const double splits = std::ceil(cap / (255 * p.repeat_bytes / 4));
+  EXPECT_NEAR(p.Heads(k), p.Us(tiles * splits * (2 * p.H("simple") + p.H("reduce"))), 1e-9);
+}
+
 TEST(PerfTiles, NegativeHeadInTheProfileIsAnErrorNamingTheField) {
   const auto bad = LoadEditedAscend910(
       [](nlohmann::json& j) { j["kernel"]["vector_instruction_heads"]["reduce"]["value"] = -1; });
