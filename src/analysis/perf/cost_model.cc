@@ -88,7 +88,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
       unknown.note = fmt::format("no rule for '{}'", p);
       return unknown;
     }
-    vector_ops += rule->ops;
+    vector_ops += VectorOpsFor(p, *rule, kernel);
     if (rule->cls != VectorClass::kLatency) latency_only = false;
     if (rule->cls == VectorClass::kElementwise) moves_only = false;
     if (rule->cls == VectorClass::kGatherLike) gather = true;

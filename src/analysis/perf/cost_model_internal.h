@@ -55,6 +55,9 @@ struct VectorRule {
 };
 // The rule for one non-cube op type (a FusionOp part or a whole kernel), or nullopt if unknown.
 std::optional<VectorRule> FindVectorRule(std::string_view op_type);
+// The rule of `op_type` for this kernel's shapes: an axis reduction (ReduceSum, ...) whose reduced
+// axes include the innermost one sums across lanes, so its adds become cross-lane reduces.
+VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const Kernel& kernel);
 
 // Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
 bool IsCubeOp(std::string_view op_type);

@@ -84,8 +84,10 @@ constexpr std::array kRules = {
     Entry{"UnsortedSegmentSum", E(1)},
     // reductions: one add (or max) per element read
     Entry{"BiasAddGrad", E(1)},
-    Entry{"ReduceSum", E(1)},
-    Entry{"ReduceSumD", E(1)},
+    // CANN's reduce_sum_d casts float16 to float32 when the vector unit sums in float32
+    // (`api_check_support("tbe.dsl.reduce_sum", "float32")`), as square_sum_v1 does
+    Entry{"ReduceSum", E32(1)},
+    Entry{"ReduceSumD", E32(1)},
     Entry{"ReduceMean", E(1)},
     Entry{"ReduceMeanD", E(1)},
     Entry{"ReduceMax", E(1)},
@@ -216,7 +218,29 @@ constexpr std::array kRules = {
     Entry{"AtomicAddrClean", kLatency},
 };
 
+constexpr std::array<std::string_view, 6> kAxisReductions = {"ReduceSum",   "ReduceSumD", "ReduceMean",
+                                                             "ReduceMeanD", "ReduceMax",  "ReduceMaxD"};
+
+// Whether the reduced axes include the innermost one, read from the shapes: the output's last dim
+// (a kept 1, or a different dim) differs from the input's, or nothing is left. A square input
+// reduced along either axis looks the same; it is read as an outer-axis reduction.
+bool ReducesInnermostAxis(const Kernel& k) {
+  if (k.inputs.empty() || k.outputs.empty() || k.inputs[0].shape.empty()) return false;
+  const auto& in = k.inputs[0].shape;
+  const auto& out = k.outputs[0].shape;
+  if (Elements(k.outputs[0]) >= Elements(k.inputs[0])) return false;
+  return out.empty() || out.back() != in.back();
+}
+
 }  // namespace
+
+VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const Kernel& kernel) {
+  VectorOps ops = rule.ops;
+  const bool axis_reduction =
+      std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
+  if (axis_reduction && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
+  return ops;
+}
 
 std::optional<VectorRule> FindVectorRule(std::string_view op_type) {
   for (const Entry& e : kRules) {

@@ -137,6 +137,25 @@ TEST(PerfTiles, SquareSumToAScalarIsAFloat32CrossLaneReduceInElementwiseTiles) {
   EXPECT_NEAR(p.Heads(k), p.Us(tiles * splits * (2 * p.H("simple") + p.H("reduce"))), 1e-9);
 }
 
+TEST(PerfTiles, ReduceSumAlongTheInnermostAxisIsCrossLaneAlongAnOuterOneLaneWise) {
+  const Profile p;
+  // reduce_sum_d on float16 sums in float32 (one cast); 2560 x 21128 on 30 cores.
+  const std::string x = "ND:float16:2560x21128";
+  const auto& vi = p.t.kernel->vector_instructions;
+  const double per_core = 2560.0 * 21128 / 30;
+  const double cast = vi.at("simple").at("float32").value;
+  // Summing each row (output 2560): a cross-lane reduce per element.
+  const Kernel rows = K("ReduceSum", 30, {x}, {"ND:float16:2560"});
+  EXPECT_NEAR(PredictKernel(rows, p.bare).vector_us,
+              p.Us(per_core * (cast + vi.at("reduce").at("float32").value)), 1e-9);
+  // Summing each column (output 21128, the innermost dim kept): lane-wise adds.
+  const Kernel columns = K("ReduceSum", 30, {x}, {"ND:float16:21128"});
+  EXPECT_NEAR(PredictKernel(columns, p.bare).vector_us, p.Us(per_core * (cast + cast)), 1e-9);
+  // A kept dim of 1 in the innermost place is a reduction along it too.
+  const Kernel kept = K("ReduceSum", 30, {x}, {"ND:float16:2560x1"});
+  EXPECT_NEAR(PredictKernel(kept, p.bare).vector_us, PredictKernel(rows, p.bare).vector_us, 1e-9);
+}
+
 TEST(PerfTiles, NegativeHeadInTheProfileIsAnErrorNamingTheField) {
   const auto bad = LoadEditedAscend910(
       [](nlohmann::json& j) { j["kernel"]["vector_instruction_heads"]["reduce"]["value"] = -1; });
