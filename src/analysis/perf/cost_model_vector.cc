@@ -142,7 +142,9 @@ constexpr std::array kRules = {
     Entry{"LayerNormXBackprop", Row32(8, 0, 0, 2, 4)},
     Entry{"LayerNormXBackpropV2", Row32(9, 0, 0, 2, 4)},
     Entry{"LayerNormBetaGammaBackprop", E(5)},
-    Entry{"LayerNormBetaGammaBackpropV2", E(3)},
+    // V2 in float32: CANN's layer_norm_beta_gamma_backprop_v2 casts float16 up (has_improve_precision),
+    // then vmul and the two column sums (tuple_sum)
+    Entry{"LayerNormBetaGammaBackpropV2", E32(3)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
     // (x - mean, * rstd, * gamma, + beta), update grad (xhat (2), dy xhat, two sums),
     // reduce grad (xhat (2), two scaled subtractions, * gamma rstd)

@@ -156,6 +156,17 @@ TEST(PerfTiles, ReduceSumAlongTheInnermostAxisIsCrossLaneAlongAnOuterOneLaneWise
   EXPECT_NEAR(PredictKernel(kept, p.bare).vector_us, PredictKernel(rows, p.bare).vector_us, 1e-9);
 }
 
+TEST(PerfTiles, LayerNormBetaGammaBackpropV2ComputesInFloat32) {
+  const Profile p;
+  // dy, res_for_gamma -> pd_gamma, pd_beta: dy x res and two column sums in float32, one cast per
+  // 2-byte full-size operand (CANN's layer_norm_beta_gamma_backprop_v2).
+  const std::string x = "ND:float16:4096x768", g = "ND:float32:768";
+  const Kernel k = K("LayerNormBetaGammaBackpropV2", 32, {x, x}, {g, g});
+  const double per_core = 4096.0 * 768 / 32;
+  const double f32 = p.t.kernel->vector_instructions.at("simple").at("float32").value;
+  EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * (3 + 2) * f32), 1e-9);
+}
+
 TEST(PerfTiles, NegativeHeadInTheProfileIsAnErrorNamingTheField) {
   const auto bad = LoadEditedAscend910(
       [](nlohmann::json& j) { j["kernel"]["vector_instruction_heads"]["reduce"]["value"] = -1; });
