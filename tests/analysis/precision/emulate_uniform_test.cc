@@ -136,6 +136,50 @@ TEST(UniformKernelsTest, MulOfSigmoidIsPyTorchsSiluChain) {
   EXPECT_EQ(Of(shared, Plan(shared, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
 }
 
+// The pattern is only SiLU where the Mul's other input is the Sigmoid's own input, in either
+// order, and the Sigmoid feeds that Mul alone: Mul(x, Sigmoid(z)) and a Sigmoid that also feeds an
+// Add stay literal (one rounding each), and Mul(x, Sigmoid(x)) with x first is the chain again.
+TEST(UniformKernelsTest, SiluPatternNeedsTheSigmoidsOwnInputAndNoOtherConsumer) {
+  {
+    npugap::testing::ModelBuilder b;
+    b.Input("x", {1, 1}).Input("z", {1, 1}).Output("y", {1, 1});
+    b.Node("Sigmoid", {"z"}, {"s"}, "sigmoid").Node("Mul", {"x", "s"}, {"y"}, "mul");
+    const ir::Model m = npugap::testing::Import(b);
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  }
+  {
+    npugap::testing::ModelBuilder b;
+    b.Input("x", {1, 1}).Output("y", {1, 1}).Output("t", {1, 1});
+    b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid")
+        .Node("Mul", {"x", "s"}, {"y"}, "mul")
+        .Node("Add", {"s", "x"}, {"t"}, "add");
+    const ir::Model m = npugap::testing::Import(b);
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  }
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 1}).Output("y", {1, 1});
+  b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid").Node("Mul", {"x", "s"}, {"y"}, "mul");
+  const ir::Model m = npugap::testing::Import(b);
+  EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kSiluChain);
+  EXPECT_EQ(EmulateOne(m, Floats({1, 1}, {-3.375f})), -0.111328125f);
+}
+
+// A plan that marks a Mul as SiLU when the graph has no Sigmoid of its other input (a plan edited
+// by hand, or built for another model with the same node names) is refused with the node's name.
+TEST(UniformKernelsTest, SiluChainOnAMulWithoutSigmoidIsAnError) {
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 1}).Input("z", {1, 1}).Output("y", {1, 1});
+  b.Node("Mul", {"x", "z"}, {"y"}, "mul");
+  const ir::Model m = npugap::testing::Import(b);
+  PrecisionPlan p = Plan(m, "ascend910b2", "uniform_bf16");
+  ASSERT_EQ(p.nodes.size(), 1u);
+  p.nodes[0].kernel = KernelVariant::kSiluChain;
+  auto r = EmulatedRunner::Create(m, p, {1, true});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'mul' is not Mul(x, Sigmoid(x))"), std::string::npos)
+      << r.status().message();
+}
+
 // The Conv kernel under kOneDnnBf16Attr rounds its fp32 accumulator, bias included, to bf16 once:
 // 1 + 2^-8 + 2^-9 (bias) = 1.005859375 -> 1.0078125. Without the attribute it stays fp32.
 TEST(UniformKernelsTest, OneDnnBf16ConvRoundsAccumulatorAndBiasOnce) {
