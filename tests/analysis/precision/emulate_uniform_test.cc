@@ -113,6 +113,24 @@ TEST(UniformKernelsTest, BatchNormIsPyTorchsScaleAndShiftWithFmas) {
   EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), 8.530914783477783e-07f);
 }
 
+// Training-mode BatchNorm normalizes with the batch statistics, which the fma variant does not
+// model (it was measured on inference): the plan leaves it plain, so its reason line does not
+// claim the fma form the kernel would not run.
+TEST(UniformKernelsTest, TrainingModeBatchNormStaysPlain) {
+  npugap::testing::ModelBuilder b(15);
+  b.Input("x", {2, 1, 1, 1}).Output("y", {2, 1, 1, 1});
+  for (const char* p : {"s", "b", "m", "v"}) b.FloatInitializer(p, {1}, {1.f});
+  b.Node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, "bn");
+  auto* t = npugap::testing::LastNode(b)->add_attribute();
+  t->set_name("training_mode");
+  t->set_type(onnx::AttributeProto::INT);
+  t->set_i(1);
+  const ir::Model m = npugap::testing::Import(b);
+  const NodeNumerics bn = Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "bn");
+  EXPECT_EQ(bn.kernel, KernelVariant::kPlain);
+  EXPECT_EQ(bn.reason.find("fma"), std::string::npos) << bn.reason;
+}
+
 // x * Sigmoid(x) (torch.onnx's torch.nn.SiLU) at x = -3.375: PyTorch's bf16 F.silu gives
 // -0.111328125 = bf16(x / bf16(1 + bf16(exp(-x)))); the graph taken literally,
 // bf16(x * bf16(sigmoid(x))), gives -0.1123046875. With the Sigmoid feeding a second node the
