@@ -3,9 +3,11 @@
 // was checked against PyTorch 1.13 on the CPU (bf16 tensors; see each test).
 #include <cmath>
 #include <random>
+#include <set>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "../../../src/analysis/precision/internal.h"
 #include "npugap/analysis/precision/emulate.h"
 #include "npugap/exec/emulation_op.h"
 #include "npugap/exec/executor.h"
@@ -50,6 +52,21 @@ ir::Model ConvBnGapModel() {
       .Node("ReduceMean", {"g"}, {"y"}, "mean");
   npugap::testing::IntsAttr(npugap::testing::LastNode(b), "axes", {1});
   return npugap::testing::Import(b);
+}
+
+// Every entry of vector_kernels.json "uniform_kernels" loads, names a format, and carries its
+// measurement as the source with one of the project's confidence tags.
+TEST(UniformKernelsTest, DataEntriesCarrySourceAndConfidence) {
+  auto kernels = internal::BuiltinUniformKernels();
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  ASSERT_FALSE(kernels->empty());
+  const std::set<std::string> tags = {"official", "third-party", "measured", "derived", "assumed", "config"};
+  for (const internal::UniformKernel& k : *kernels) {
+    EXPECT_NE(k.variant, KernelVariant::kPlain) << k.onnx;
+    EXPECT_FALSE(k.formats.empty()) << k.onnx;
+    EXPECT_GT(k.source.size(), 20u) << k.onnx;
+    EXPECT_TRUE(tags.count(k.confidence)) << k.onnx << ": " << k.confidence;
+  }
 }
 
 TEST(UniformKernelsTest, Bf16MarksConvBatchNormAndMeansOthersStayPlain) {
