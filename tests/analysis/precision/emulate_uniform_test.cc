@@ -169,6 +169,10 @@ TEST(UniformKernelsTest, MulOfSigmoidIsPyTorchsSiluChain) {
   EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), -0.1123046875f);
   const ir::Model shared = SiluModel(true);
   EXPECT_EQ(Of(shared, Plan(shared, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  // The Ascend modes run the exported pair as the NPU would, never PyTorch's silu.
+  for (const char* mode :
+       {"force_fp16", "allow_mix_precision_bf16", "must_keep_origin_dtype", "mixed_bfloat16"})
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", mode), "mul").kernel, KernelVariant::kPlain) << mode;
 }
 
 // The pattern is only SiLU where the Mul's other input is the Sigmoid's own input, in either
