@@ -249,6 +249,27 @@ TEST(UniformKernelsTest, OneDnnBf16ConvRoundsAccumulatorAndBiasOnce) {
   EXPECT_EQ((*y)[0].data<float>()[0], 1.0078125f);
 }
 
+// The policy is defined on the Conv as written: an executor that fuses the marked Conv with its
+// Relu refuses it with a one-line error naming the node, rather than running something else.
+TEST(UniformKernelsTest, OneDnnBf16ConvRefusesAFusedConv) {
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 16, 8, 8}).Output("y", {1, 16, 8, 8});
+  b.FloatInitializer("W", {16, 16, 1, 1}, std::vector<float>(256, 0.5f));
+  b.Node("Conv", {"x", "W"}, {"c"}, "stem_conv").Node("Relu", {"c"}, {"y"}, "relu");
+  ir::Model m = npugap::testing::Import(b);
+  ir::Attribute on;
+  on.kind = ir::Attribute::Kind::kInt;
+  on.i = 1;
+  m.graph.nodes[0].attributes[exec::kOneDnnBf16Attr] = on;
+  auto fused = exec::Executor::Create(m, {1, true});
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  auto y = fused->Run({Floats({1, 16, 8, 8}, std::vector<float>(1024, 1.f))});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("stem_conv"), std::string::npos) << y.status().message();
+  EXPECT_NE(y.status().message().find("the oneDNN bf16 policy takes an unfused Conv"), std::string::npos)
+      << y.status().message();
+}
+
 // A 3x3 convolution of bf16 values (16 -> 16 channels, K = 144) and a depthwise one, through the
 // oneDNN bf16 path and through fp32 rounded afterwards: every output is a bf16 value within one
 // bf16 step of the other path, and the two differ only in summation order (a few outputs).
