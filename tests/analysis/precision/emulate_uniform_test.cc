@@ -17,6 +17,7 @@ namespace npugap::analysis::precision {
 namespace {
 
 using numerics::Format;
+using testing::EmulatedFirstValue;
 using testing::Of;
 using testing::Plan;
 
@@ -31,12 +32,7 @@ float EmulateOne(const ir::Model& m, const ir::Tensor& x, bool variants = true) 
   if (!variants) {
     for (NodeNumerics& n : p.nodes) n.kernel = KernelVariant::kPlain;
   }
-  auto r = EmulatedRunner::Create(m, p, {1, true});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (!r.ok()) return NAN;
-  auto out = r->Run({x});
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? out->at(0).data<float>()[0] : NAN;
+  return EmulatedFirstValue(m, p, x);
 }
 
 // x[1,2,1,1] -> Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> ReduceMean -> y.
