@@ -101,6 +101,14 @@ TEST(FormatArrayTest, VectorEqualsScalarForEveryOption) {
   }
 }
 
+// The tests above run the AVX-512 path only where the CPU has it and pass silently otherwise; this
+// one makes that visible as a skip in the test output.
+TEST(FormatArrayTest, Avx512PathRunsOnThisCpu) {
+  if (!KernelPathAvailable(KernelPath::kAvx512))
+    GTEST_SKIP() << "no AVX-512 F/BW/VL/DQ/BF16 here: only the AVX2 path was compared with the scalar one";
+  EXPECT_TRUE(KernelPathAvailable(KernelPath::kAvx2));  // the baseline is always there
+}
+
 // Activations as the emulator sees them: N(0, 1), half of them exact zeros (after a ReLU), and a
 // length that leaves a tail; nearly every group takes the fast path.
 TEST(FormatArrayTest, AvxPathsEqualScalarOnActivations) {
