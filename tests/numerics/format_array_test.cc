@@ -101,6 +101,14 @@ TEST(FormatArrayTest, VectorEqualsScalarForEveryOption) {
   }
 }
 
+// The tests above run the AVX-512 path only where the CPU has it and pass silently otherwise; this
+// one makes that visible as a skip in the test output.
+TEST(FormatArrayTest, Avx512PathRunsOnThisCpu) {
+  if (!KernelPathAvailable(KernelPath::kAvx512))
+    GTEST_SKIP() << "no AVX-512 F/BW/VL/DQ/BF16 here: only the AVX2 path was compared with the scalar one";
+  EXPECT_TRUE(KernelPathAvailable(KernelPath::kAvx2));  // the baseline is always there
+}
+
 // Activations as the emulator sees them: N(0, 1), half of them exact zeros (after a ReLU), and a
 // length that leaves a tail; nearly every group takes the fast path.
 TEST(FormatArrayTest, AvxPathsEqualScalarOnActivations) {
@@ -166,6 +174,36 @@ TEST(FormatArrayTest, StochasticRoundingDoesNotDependOnChunks) {
   RoundArray(Format::kFP8E5M2, a, opt, (uint64_t{1} << 32) - 20);
   RoundArrayScalar(Format::kFP8E5M2, b, opt, (uint64_t{1} << 32) - 20);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << i;
+}
+
+// Stochastic indices whose low 32 bits wrap inside a vector (the AVX-512 kernel carries into the
+// high half per lane) or whose 64 bits wrap, on lengths around the 64-element group and with an
+// input that starts one float off the vector alignment: every path equals the scalar reference.
+TEST(FormatArrayTest, StochasticIndicesAcrossWordBoundariesAndShortArrays) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> base(4097);
+  for (float& v : base) v = normal(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 30);
+  for (KernelPath path : kPaths) {
+    if (!KernelPathAvailable(path)) continue;
+    for (Format f : kAllFormats)
+      for (Subnormals sub : {Subnormals::kKeep, Subnormals::kFlush})
+        for (uint64_t first : {uint64_t{0xfffffff5u}, uint64_t{0x1ffffffc5ull}, ~uint64_t{0} - 40})
+          for (size_t len :
+               {size_t{1}, size_t{15}, size_t{63}, size_t{64}, size_t{65}, size_t{129}, size_t{4096}}) {
+            const RoundingOptions opt{Rounding::kStochastic, Overflow::kSaturation, sub,
+                                      0xdeadbeefcafef00dull};
+            std::vector<float> vec(base.begin() + 1, base.begin() + 1 + static_cast<std::ptrdiff_t>(len)),
+                ref = vec;
+            const RoundStats vs = RoundArray(f, vec, opt, first, path);
+            const RoundStats rs = RoundArrayScalar(f, ref, opt, first);
+            const std::string what = std::string(PathName(path)) + " " + std::string(Info(f).name) +
+                                     " first " + std::to_string(first) + " length " + std::to_string(len);
+            for (size_t i = 0; i < len; ++i)
+              ASSERT_EQ(std::bit_cast<uint32_t>(vec[i]), std::bit_cast<uint32_t>(ref[i])) << what << " " << i;
+            ExpectSameStats(vs, rs, what);
+          }
+  }
 }
 
 // Every 16-bit path and option against Encode / RoundScalar, on both orders of the values, and on

@@ -25,7 +25,8 @@ inline constexpr const char* kCubeAccumulatorAttr = "_npugap_cube_accumulator_bi
 // Set by the emulator on a Conv node when the plan runs it through oneDNN's bf16 primitive
 // (uniform_bf16: PyTorch's CPU bf16 convolution, data/precision/vector_kernels.json
 // "uniform_kernels"): value 1. The node's float32 path then converts its (already bf16-valued)
-// inputs to bf16 and runs oneDNN's bf16 convolution, whose result is bf16.
+// inputs to bf16 and runs oneDNN's bf16 convolution, whose result is bf16. Where oneDNN has no
+// bf16 convolution (no AVX-512) it runs the fp32 one, which the emulator then rounds to bf16.
 inline constexpr const char* kOneDnnBf16Attr = "_npugap_onednn_bf16";
 // Set by the emulator on a GlobalAveragePool / ReduceMean node whose mean is the sum rounded to
 // the storage format, then divided (PyTorch's CPU mean: sum(...).div_(n)): value =

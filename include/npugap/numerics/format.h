@@ -101,8 +101,8 @@ RoundStats RoundArray(Format f, std::span<float> values, const RoundingOptions& 
 RoundStats RoundArrayScalar(Format f, std::span<float> values, const RoundingOptions& opt = {},
                             uint64_t first_index = 0);
 // Packing for storage and file output: float32 <-> 16-bit patterns (fp16/bf16) and 8-bit ones.
-// Outputs of 4 MiB and more are written with non-temporal stores (they bypass the caches: such an
-// output is written for later, not read back at once).
+// On the AVX-512 path, outputs of 4 MiB and more are written with non-temporal stores (they bypass
+// the caches: such an output is written for later, not read back at once); the AVX2 path does not.
 void EncodeArray16(Format f, std::span<const float> in, std::span<uint16_t> out,
                    const RoundingOptions& opt = {}, KernelPath path = KernelPath::kAuto);
 void DecodeArray16(Format f, std::span<const uint16_t> in, std::span<float> out,

@@ -86,6 +86,7 @@ struct UniformKernel {
   KernelVariant variant = KernelVariant::kPlain;
   std::vector<numerics::Format> formats;
   std::string source;
+  std::string confidence;  // measured, official, ... (every data entry carries one)
 };
 Expected<std::vector<UniformKernel>> BuiltinUniformKernels();
 

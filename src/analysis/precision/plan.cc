@@ -195,6 +195,8 @@ NodeNumerics ByMode(const Context& c, const ir::Node& n, Unit unit) {
         if (k.onnx != n.op_type || std::find(k.formats.begin(), k.formats.end(), m.low) == k.formats.end())
           continue;
         if (k.variant == KernelVariant::kSiluChain && internal::SiluInputSlot(c.model.graph, n) < 0) continue;
+        // Measured on inference BatchNorm; the kernel computes training mode as before (normalization.cc).
+        if (k.variant == KernelVariant::kBatchNormFma && n.GetInt("training_mode", 0) != 0) continue;
         r.kernel = k.variant;
         r.reason = m.name + ": stored in " + FormatName(m.low) + ", " + UniformKernelRule(k.variant);
       }

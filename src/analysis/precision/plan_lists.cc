@@ -137,6 +137,10 @@ Expected<std::vector<UniformKernel>> BuiltinUniformKernels() {
       k.formats.push_back(*format);
     }
     k.source = e.at("source").get<std::string>();
+    k.confidence = e.at("confidence").get<std::string>();
+    if (k.source.empty() || k.confidence.empty())
+      return Status::Internal(
+          fmt::format("vector_kernels.json: uniform kernel '{}' has no source or confidence", k.onnx));
     kernels.push_back(std::move(k));
   }
   return kernels;

@@ -78,7 +78,9 @@ bool OneDnnBf16Conv(const KernelContext& ctx) { return ctx.node.GetInt(kOneDnnBf
 Status OneDnnBf16ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                            const Tensor* b, Tensor& y) {
   return du::Guard(ctx, [&]() -> Status {
-    du::CacheKey key{&ctx.node, 3, {}};
+    // Kind 5: unique among the cache's users (1 conv, 2 conv transpose, 3 Gemm2d, 4 MatMul), so an
+    // entry of one kernel is never cast to another's type.
+    du::CacheKey key{&ctx.node, 5, {}};
     key.Add(x.shape());
     key.Add(w.shape());
     key.Add({g.group, b != nullptr});

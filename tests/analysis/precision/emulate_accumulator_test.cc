@@ -9,6 +9,7 @@
 namespace npugap::analysis::precision {
 namespace {
 
+using testing::EmulatedFirstValue;
 using testing::Plan;
 
 const float kTiny = std::ldexp(1.f, -15);  // products of two: 2^-30, below 2^-23 of 1
@@ -48,23 +49,14 @@ PrecisionOptions WithAccumulator(int bits) {
   return o;
 }
 
-float RunOne(const ir::Model& m, const PrecisionPlan& p, const ir::Tensor& x, bool fuse = true) {
-  auto r = EmulatedRunner::Create(m, p, {1, fuse});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (!r.ok()) return NAN;
-  auto out = r->Run({x});
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? out->at(0).data<float>()[0] : NAN;
-}
-
 class CubeAccumulatorOpTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CubeAccumulatorOpTest, AlignmentDropsTheSmallProductAndLargeNKeepsIt) {
   const ir::Model m = OneFractal(GetParam());
   const ir::Tensor x = OneFractalInput(GetParam());
-  EXPECT_EQ(RunOne(m, Plan(m, "ascend910b2", WithAccumulator(23)), x), 0.f);
-  EXPECT_EQ(RunOne(m, Plan(m, "ascend910b2", WithAccumulator(30)), x), kTiny * kTiny);
-  EXPECT_EQ(RunOne(m, Plan(m, "ascend910b2", WithAccumulator(23)), x, /*fuse=*/false), 0.f);
+  EXPECT_EQ(EmulatedFirstValue(m, Plan(m, "ascend910b2", WithAccumulator(23)), x), 0.f);
+  EXPECT_EQ(EmulatedFirstValue(m, Plan(m, "ascend910b2", WithAccumulator(30)), x), kTiny * kTiny);
+  EXPECT_EQ(EmulatedFirstValue(m, Plan(m, "ascend910b2", WithAccumulator(23)), x, /*fuse=*/false), 0.f);
 }
 
 TEST_P(CubeAccumulatorOpTest, OffByDefaultTheFp32KernelRuns) {
@@ -78,7 +70,7 @@ TEST_P(CubeAccumulatorOpTest, OffByDefaultTheFp32KernelRuns) {
   ASSERT_TRUE(plain.ok());
   auto want = plain->Run({x});
   ASSERT_TRUE(want.ok());
-  EXPECT_EQ(RunOne(m, p, x), want->at(0).data<float>()[0]);
+  EXPECT_EQ(EmulatedFirstValue(m, p, x), want->at(0).data<float>()[0]);
 }
 
 INSTANTIATE_TEST_SUITE_P(CubeOps, CubeAccumulatorOpTest,
@@ -93,7 +85,7 @@ TEST(CubeAccumulatorConvTest, EachKernelTapIsItsOwnFractal) {
   b.Node("Conv", {"x", "W"}, {"y"}, "conv");
   const ir::Model m = npugap::testing::Import(b);
   const ir::Tensor x = Floats({1, 1, 3, 3}, {1.f, -1.f, kTiny, 0, 0, 0, 0, 0, 0});
-  EXPECT_EQ(RunOne(m, Plan(m, "ascend910b2", WithAccumulator(23)), x), kTiny * kTiny);
+  EXPECT_EQ(EmulatedFirstValue(m, Plan(m, "ascend910b2", WithAccumulator(23)), x), kTiny * kTiny);
 }
 
 TEST(CubeAccumulatorConvTest, FractionBitsOutOfRangeAreAnError) {

@@ -3,9 +3,11 @@
 // was checked against PyTorch 1.13 on the CPU (bf16 tensors; see each test).
 #include <cmath>
 #include <random>
+#include <set>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "../../../src/analysis/precision/internal.h"
 #include "npugap/analysis/precision/emulate.h"
 #include "npugap/exec/emulation_op.h"
 #include "npugap/exec/executor.h"
@@ -15,6 +17,7 @@ namespace npugap::analysis::precision {
 namespace {
 
 using numerics::Format;
+using testing::EmulatedFirstValue;
 using testing::Of;
 using testing::Plan;
 
@@ -29,12 +32,7 @@ float EmulateOne(const ir::Model& m, const ir::Tensor& x, bool variants = true) 
   if (!variants) {
     for (NodeNumerics& n : p.nodes) n.kernel = KernelVariant::kPlain;
   }
-  auto r = EmulatedRunner::Create(m, p, {1, true});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (!r.ok()) return NAN;
-  auto out = r->Run({x});
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? out->at(0).data<float>()[0] : NAN;
+  return EmulatedFirstValue(m, p, x);
 }
 
 // x[1,2,1,1] -> Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> ReduceMean -> y.
@@ -50,6 +48,21 @@ ir::Model ConvBnGapModel() {
       .Node("ReduceMean", {"g"}, {"y"}, "mean");
   npugap::testing::IntsAttr(npugap::testing::LastNode(b), "axes", {1});
   return npugap::testing::Import(b);
+}
+
+// Every entry of vector_kernels.json "uniform_kernels" loads, names a format, and carries its
+// measurement as the source with one of the project's confidence tags.
+TEST(UniformKernelsTest, DataEntriesCarrySourceAndConfidence) {
+  auto kernels = internal::BuiltinUniformKernels();
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  ASSERT_FALSE(kernels->empty());
+  const std::set<std::string> tags = {"official", "third-party", "measured", "derived", "assumed", "config"};
+  for (const internal::UniformKernel& k : *kernels) {
+    EXPECT_NE(k.variant, KernelVariant::kPlain) << k.onnx;
+    EXPECT_FALSE(k.formats.empty()) << k.onnx;
+    EXPECT_GT(k.source.size(), 20u) << k.onnx;
+    EXPECT_TRUE(tags.count(k.confidence)) << k.onnx << ": " << k.confidence;
+  }
 }
 
 TEST(UniformKernelsTest, Bf16MarksConvBatchNormAndMeansOthersStayPlain) {
@@ -113,6 +126,24 @@ TEST(UniformKernelsTest, BatchNormIsPyTorchsScaleAndShiftWithFmas) {
   EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), 8.530914783477783e-07f);
 }
 
+// Training-mode BatchNorm normalizes with the batch statistics, which the fma variant does not
+// model (it was measured on inference): the plan leaves it plain, so its reason line does not
+// claim the fma form the kernel would not run.
+TEST(UniformKernelsTest, TrainingModeBatchNormStaysPlain) {
+  npugap::testing::ModelBuilder b(15);
+  b.Input("x", {2, 1, 1, 1}).Output("y", {2, 1, 1, 1});
+  for (const char* p : {"s", "b", "m", "v"}) b.FloatInitializer(p, {1}, {1.f});
+  b.Node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, "bn");
+  auto* t = npugap::testing::LastNode(b)->add_attribute();
+  t->set_name("training_mode");
+  t->set_type(onnx::AttributeProto::INT);
+  t->set_i(1);
+  const ir::Model m = npugap::testing::Import(b);
+  const NodeNumerics bn = Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "bn");
+  EXPECT_EQ(bn.kernel, KernelVariant::kPlain);
+  EXPECT_EQ(bn.reason.find("fma"), std::string::npos) << bn.reason;
+}
+
 // x * Sigmoid(x) (torch.onnx's torch.nn.SiLU) at x = -3.375: PyTorch's bf16 F.silu gives
 // -0.111328125 = bf16(x / bf16(1 + bf16(exp(-x)))); the graph taken literally,
 // bf16(x * bf16(sigmoid(x))), gives -0.1123046875. With the Sigmoid feeding a second node the
@@ -134,6 +165,54 @@ TEST(UniformKernelsTest, MulOfSigmoidIsPyTorchsSiluChain) {
   EXPECT_EQ(EmulateOne(m, x, /*variants=*/false), -0.1123046875f);
   const ir::Model shared = SiluModel(true);
   EXPECT_EQ(Of(shared, Plan(shared, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  // The Ascend modes run the exported pair as the NPU would, never PyTorch's silu.
+  for (const char* mode :
+       {"force_fp16", "allow_mix_precision_bf16", "must_keep_origin_dtype", "mixed_bfloat16"})
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", mode), "mul").kernel, KernelVariant::kPlain) << mode;
+}
+
+// The pattern is only SiLU where the Mul's other input is the Sigmoid's own input, in either
+// order, and the Sigmoid feeds that Mul alone: Mul(x, Sigmoid(z)) and a Sigmoid that also feeds an
+// Add stay literal (one rounding each), and Mul(x, Sigmoid(x)) with x first is the chain again.
+TEST(UniformKernelsTest, SiluPatternNeedsTheSigmoidsOwnInputAndNoOtherConsumer) {
+  {
+    npugap::testing::ModelBuilder b;
+    b.Input("x", {1, 1}).Input("z", {1, 1}).Output("y", {1, 1});
+    b.Node("Sigmoid", {"z"}, {"s"}, "sigmoid").Node("Mul", {"x", "s"}, {"y"}, "mul");
+    const ir::Model m = npugap::testing::Import(b);
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  }
+  {
+    npugap::testing::ModelBuilder b;
+    b.Input("x", {1, 1}).Output("y", {1, 1}).Output("t", {1, 1});
+    b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid")
+        .Node("Mul", {"x", "s"}, {"y"}, "mul")
+        .Node("Add", {"s", "x"}, {"t"}, "add");
+    const ir::Model m = npugap::testing::Import(b);
+    EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kPlain);
+  }
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 1}).Output("y", {1, 1});
+  b.Node("Sigmoid", {"x"}, {"s"}, "sigmoid").Node("Mul", {"x", "s"}, {"y"}, "mul");
+  const ir::Model m = npugap::testing::Import(b);
+  EXPECT_EQ(Of(m, Plan(m, "ascend910b2", "uniform_bf16"), "mul").kernel, KernelVariant::kSiluChain);
+  EXPECT_EQ(EmulateOne(m, Floats({1, 1}, {-3.375f})), -0.111328125f);
+}
+
+// A plan that marks a Mul as SiLU when the graph has no Sigmoid of its other input (a plan edited
+// by hand, or built for another model with the same node names) is refused with the node's name.
+TEST(UniformKernelsTest, SiluChainOnAMulWithoutSigmoidIsAnError) {
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 1}).Input("z", {1, 1}).Output("y", {1, 1});
+  b.Node("Mul", {"x", "z"}, {"y"}, "mul");
+  const ir::Model m = npugap::testing::Import(b);
+  PrecisionPlan p = Plan(m, "ascend910b2", "uniform_bf16");
+  ASSERT_EQ(p.nodes.size(), 1u);
+  p.nodes[0].kernel = KernelVariant::kSiluChain;
+  auto r = EmulatedRunner::Create(m, p, {1, true});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'mul' is not Mul(x, Sigmoid(x))"), std::string::npos)
+      << r.status().message();
 }
 
 // The Conv kernel under kOneDnnBf16Attr rounds its fp32 accumulator, bias included, to bf16 once:
@@ -164,6 +243,27 @@ TEST(UniformKernelsTest, OneDnnBf16ConvRoundsAccumulatorAndBiasOnce) {
   y = bf16->Run({x});
   ASSERT_TRUE(y.ok()) << y.status().message();
   EXPECT_EQ((*y)[0].data<float>()[0], 1.0078125f);
+}
+
+// The policy is defined on the Conv as written: an executor that fuses the marked Conv with its
+// Relu refuses it with a one-line error naming the node, rather than running something else.
+TEST(UniformKernelsTest, OneDnnBf16ConvRefusesAFusedConv) {
+  npugap::testing::ModelBuilder b;
+  b.Input("x", {1, 16, 8, 8}).Output("y", {1, 16, 8, 8});
+  b.FloatInitializer("W", {16, 16, 1, 1}, std::vector<float>(256, 0.5f));
+  b.Node("Conv", {"x", "W"}, {"c"}, "stem_conv").Node("Relu", {"c"}, {"y"}, "relu");
+  ir::Model m = npugap::testing::Import(b);
+  ir::Attribute on;
+  on.kind = ir::Attribute::Kind::kInt;
+  on.i = 1;
+  m.graph.nodes[0].attributes[exec::kOneDnnBf16Attr] = on;
+  auto fused = exec::Executor::Create(m, {1, true});
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  auto y = fused->Run({Floats({1, 16, 8, 8}, std::vector<float>(1024, 1.f))});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("stem_conv"), std::string::npos) << y.status().message();
+  EXPECT_NE(y.status().message().find("the oneDNN bf16 policy takes an unfused Conv"), std::string::npos)
+      << y.status().message();
 }
 
 // A 3x3 convolution of bf16 values (16 -> 16 channels, K = 144) and a depthwise one, through the

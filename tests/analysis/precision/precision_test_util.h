@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "../compat/compat_test_util.h"
+#include "npugap/analysis/precision/emulate.h"
 #include "npugap/analysis/precision/plan.h"
 
 namespace npugap::analysis::precision::testing {
@@ -58,6 +60,18 @@ inline NodeNumerics Of(const ir::Model& m, const PrecisionPlan& p, const std::st
   }
   ADD_FAILURE() << "no node " << node;
   return {};
+}
+
+// The first element of the first output of `m` emulated under plan `p` on input x; NaN (and a
+// test failure) when the emulator refuses or fails.
+inline float EmulatedFirstValue(const ir::Model& m, const PrecisionPlan& p, const ir::Tensor& x,
+                                bool fuse = true) {
+  auto r = EmulatedRunner::Create(m, p, {1, fuse});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return NAN;
+  auto out = r->Run({x});
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? out->at(0).data<float>()[0] : NAN;
 }
 
 }  // namespace npugap::analysis::precision::testing
