@@ -14,9 +14,9 @@
 #include <array>
 #include <limits>
 #include <memory>
-#include <queue>
 
 #include "completion_heap.h"
+#include "event_queue.h"
 
 #include "npugap/comm/simulate.h"
 
@@ -33,7 +33,6 @@ struct Event {
   double t;
   int32_t kind;  // 0: rank ready for its next step, 1: flow becomes active (after its latency)
   int32_t id;
-  bool operator>(const Event& o) const { return t > o.t; }
 };
 
 // One active flow: a record taken from a pool when both ranks of a transfer reach its step and
@@ -568,7 +567,7 @@ class FlowSim {
   std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
   std::vector<Cap> caps_, sorted_caps_;
   std::vector<double> distinct_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  EventQueue<Event> events_;
   CompletionHeap done_;
   int64_t active_ = 0;
   double window_end_ = -1;  // events up to here are being handled now
