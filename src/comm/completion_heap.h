@@ -12,7 +12,8 @@
 // CommFlowPins bit-identical and every solve count equal (commit of this change).
 #pragma once
 
-#include <algorithm>
+#include "four_ary_heap.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -55,7 +56,6 @@ class CompletionHeap {
   }
 
  private:
-  static constexpr size_t kArity = 4;
   struct Entry {
     double t;
     int32_t flow;
@@ -67,7 +67,7 @@ class CompletionHeap {
   void Up(size_t i) {
     const Entry e = heap_[i];
     while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
+      const size_t parent = HeapParent(i);
       if (!(e.t < heap_[parent].t)) break;
       Place(i, heap_[parent]);
       i = parent;
@@ -78,12 +78,8 @@ class CompletionHeap {
     const Entry e = heap_[i];
     const size_t n = heap_.size();
     while (true) {
-      const size_t first = kArity * i + 1;
-      if (first >= n) break;
-      size_t child = first;
-      const size_t last = std::min(first + kArity, n);
-      for (size_t c = first + 1; c < last; ++c)
-        if (heap_[c].t < heap_[child].t) child = c;
+      const size_t child = SmallestChild(heap_, i);
+      if (child >= n) break;
       if (!(heap_[child].t < e.t)) break;
       Place(i, heap_[child]);
       i = child;

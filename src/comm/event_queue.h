@@ -8,7 +8,8 @@
 // CommFlowPins checks that the pinned times and solve counts did not move.
 #pragma once
 
-#include <algorithm>
+#include "four_ary_heap.h"
+
 #include <cstddef>
 #include <vector>
 
@@ -23,7 +24,7 @@ class EventQueue {
     size_t i = heap_.size();
     heap_.push_back(e);
     while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
+      const size_t parent = HeapParent(i);
       if (!(e.t < heap_[parent].t)) break;
       heap_[i] = heap_[parent];
       i = parent;
@@ -37,12 +38,8 @@ class EventQueue {
     if (n == 0) return;
     size_t i = 0;
     while (true) {
-      const size_t first = kArity * i + 1;
-      if (first >= n) break;
-      size_t child = first;
-      const size_t last = std::min(first + kArity, n);
-      for (size_t c = first + 1; c < last; ++c)
-        if (heap_[c].t < heap_[child].t) child = c;
+      const size_t child = SmallestChild(heap_, i);
+      if (child >= n) break;
       if (!(heap_[child].t < e.t)) break;
       heap_[i] = heap_[child];
       i = child;
@@ -51,7 +48,6 @@ class EventQueue {
   }
 
  private:
-  static constexpr size_t kArity = 4;
   std::vector<E> heap_;
 };
 
