@@ -162,9 +162,18 @@ class FlowSim {
         PrefetchAhead(ending_, i);
         Finish(ending_[i].id, ending_[i].t);
       }
+      // Handling an event only queues events after the window, so the window's events come out
+      // first too, and are handled in that order with their records loaded ahead. (Events of
+      // equal time can come out of the queue in another order than when it was popped between
+      // them; CommFlowPins shows the pinned times and solve counts did not move.)
+      arriving_.clear();
       while (!events_.empty() && events_.top().t <= tb) {
-        const Event e = events_.top();
+        arriving_.push_back(events_.top());
         events_.pop();
+      }
+      for (size_t i = 0; i < arriving_.size(); ++i) {
+        PrefetchEventAhead(i);
+        const Event e = arriving_[i];
         if (e.kind == 0) {
           RankReady(e.id, e.t);
         } else {
@@ -203,6 +212,31 @@ class FlowSim {
         __builtin_prefetch(&links_[static_cast<size_t>(near.links[static_cast<size_t>(h)])]);
       __builtin_prefetch(&rank_[static_cast<size_t>(near.src)]);
       __builtin_prefetch(&rank_[static_cast<size_t>(near.dst)]);
+    }
+  }
+
+  // The same for arriving_[i]: a rank's record and then its transfer index, or a flow's record
+  // and then its links.
+  void PrefetchEventAhead(size_t i) {
+    if (i + kPrefetchFar < arriving_.size()) {
+      const Event& far = arriving_[i + kPrefetchFar];
+      if (far.kind == 0) {
+        __builtin_prefetch(&rank_[static_cast<size_t>(far.id)]);
+      } else {
+        __builtin_prefetch(&flows_[static_cast<size_t>(far.id)]);
+        __builtin_prefetch(&flows_[static_cast<size_t>(far.id)].next);
+      }
+    }
+    if (i + kPrefetchNear < arriving_.size()) {
+      const Event& near = arriving_[i + kPrefetchNear];
+      if (near.kind == 0) {
+        const RankState& r = rank_[static_cast<size_t>(near.id)];
+        if (r.pos < r.end) __builtin_prefetch(&rank_tx_[r.pos]);
+      } else {
+        const FlowState& fs = flows_[static_cast<size_t>(near.id)];
+        for (int32_t h = 0; h < fs.count; ++h)
+          __builtin_prefetch(&links_[static_cast<size_t>(fs.links[static_cast<size_t>(h)])]);
+      }
     }
   }
 
@@ -563,8 +597,9 @@ class FlowSim {
   std::vector<int32_t> seeds_, comp_, comp_links_;
   std::vector<double> old_rate_;
   std::vector<Share> heap_;
-  std::vector<Event> ending_;  // the completions of the window being handled (kind unused)
-  std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
+  std::vector<Event> arriving_;  // the events of the window being handled
+  std::vector<Event> ending_;    // the completions of the window being handled (kind unused)
+  std::vector<int32_t> live_;    // component links that still carry an unfrozen flow
   std::vector<Cap> caps_, sorted_caps_;
   std::vector<double> distinct_;
   EventQueue<Event> events_;
