@@ -26,7 +26,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int32_t kHops = 6;  // Path::links' capacity
 static_assert(std::tuple_size_v<decltype(Path::links)> == kHops);
-constexpr size_t kPrefetchFar = 8, kPrefetchNear = 4;  // events ahead (PrefetchAhead)
+constexpr size_t kPrefetchFar = 8, kPrefetchNear = 4, kPrefetchNext = 2;  // events ahead
 constexpr int kScanPasses = 48;  // level-by-level filling passes before the heap takes over
 
 struct Event {
@@ -212,6 +212,12 @@ class FlowSim {
         __builtin_prefetch(&links_[static_cast<size_t>(near.links[static_cast<size_t>(h)])]);
       __builtin_prefetch(&rank_[static_cast<size_t>(near.src)]);
       __builtin_prefetch(&rank_[static_cast<size_t>(near.dst)]);
+      // Leaving a list writes the neighbours' nodes.
+      for (int32_t h = 0; h < near.count; ++h) {
+        const int32_t prev = near.prev[static_cast<size_t>(h)], next = near.next[static_cast<size_t>(h)];
+        if (prev >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(prev / kHops)].next);
+        if (next >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(next / kHops)].next);
+      }
     }
   }
 
@@ -236,6 +242,14 @@ class FlowSim {
         const FlowState& fs = flows_[static_cast<size_t>(near.id)];
         for (int32_t h = 0; h < fs.count; ++h)
           __builtin_prefetch(&links_[static_cast<size_t>(fs.links[static_cast<size_t>(h)])]);
+      }
+    }
+    // Joining a list writes the node of the flow at its head.
+    if (i + kPrefetchNext < arriving_.size() && arriving_[i + kPrefetchNext].kind == 1) {
+      const FlowState& fs = flows_[static_cast<size_t>(arriving_[i + kPrefetchNext].id)];
+      for (int32_t h = 0; h < fs.count; ++h) {
+        const int32_t head = links_[static_cast<size_t>(fs.links[static_cast<size_t>(h)])].head;
+        if (head >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(head / kHops)].next);
       }
     }
   }
