@@ -154,6 +154,7 @@ class FlowSim {
       // that order while the records of those a few places ahead are loaded (no effect on the
       // result: the same operations in the same order, only the cache misses overlap).
       ending_.clear();
+      defer_ = true;
       while (!done_.empty() && done_.top_t() <= tb) {
         ending_.push_back({done_.top_t(), 0, done_.top_flow()});
         done_.Pop();
@@ -161,6 +162,18 @@ class FlowSim {
       for (size_t i = 0; i < ending_.size(); ++i) {
         PrefetchAhead(ending_, i);
         Finish(ending_[i].id, ending_[i].t);
+      }
+      defer_ = false;
+      // Flows that the completions started inside the window join their links now, in the order
+      // they were started, with their links loaded ahead. The per-link lists come out as before
+      // (no completion in between adds to a list); only the seed order can differ, and
+      // CommFlowPins shows that the pinned times and solve counts did not move.
+      arriving_.swap(deferred_);
+      deferred_.clear();
+      for (size_t i = 0; i < arriving_.size(); ++i) {
+        PrefetchEventAhead(i);
+        Activate(arriving_[i].id, arriving_[i].t);
+        seeds_.push_back(arriving_[i].id);
       }
       // Handling an event only queues events after the window, so the window's events come out
       // first too, and are handled in that order with their records loaded ahead. (Events of
@@ -319,7 +332,9 @@ class FlowSim {
         fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it
         // is solved together at its end), so skip the queue.
-        if (t + p.latency_s <= window_end_) {
+        if (t + p.latency_s <= window_end_ && defer_) {
+          deferred_.push_back({t + p.latency_s, 1, id});
+        } else if (t + p.latency_s <= window_end_) {
           Activate(id, t + p.latency_s);
           seeds_.push_back(id);
         } else {
@@ -612,6 +627,8 @@ class FlowSim {
   std::vector<double> old_rate_;
   std::vector<Share> heap_;
   std::vector<Event> arriving_;  // the events of the window being handled
+  std::vector<Event> deferred_;  // activations inside the window started by its completions
+  bool defer_ = false;           // while the window's completions are handled
   std::vector<Event> ending_;    // the completions of the window being handled (kind unused)
   std::vector<int32_t> live_;    // component links that still carry an unfrozen flow
   std::vector<Cap> caps_, sorted_caps_;
