@@ -14,9 +14,9 @@
 #include <array>
 #include <limits>
 #include <memory>
-#include <queue>
 
 #include "completion_heap.h"
+#include "event_queue.h"
 
 #include "npugap/comm/simulate.h"
 
@@ -26,13 +26,13 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int32_t kHops = 6;  // Path::links' capacity
 static_assert(std::tuple_size_v<decltype(Path::links)> == kHops);
+constexpr size_t kPrefetchFar = 8, kPrefetchNear = 4, kPrefetchNext = 2;  // events ahead
 constexpr int kScanPasses = 48;  // level-by-level filling passes before the heap takes over
 
 struct Event {
   double t;
   int32_t kind;  // 0: rank ready for its next step, 1: flow becomes active (after its latency)
   int32_t id;
-  bool operator>(const Event& o) const { return t > o.t; }
 };
 
 // One active flow: a record taken from a pool when both ranks of a transfer reach its step and
@@ -71,9 +71,12 @@ struct RankState {
   uint32_t pos = 0;       // its first transfer not yet done
   uint32_t end = 0;       // one past its last transfer
   int32_t pending = 0;    // transfers of the current step not yet done
+  uint32_t step_end = 0;  // one past the current step's transfers (set when the step starts), so
+                          // that finishing the step need not walk rank_tx_ again (a cache miss)
   double reduce_acc = 0;  // bytes received in the current step, to reduce
   double finish = 0;      // when it finished its last step
 };
+static_assert(sizeof(RankState) == 32);
 
 // A rank's transfers in step order, with the step beside the id so that walking a rank's steps
 // does not touch the transfers themselves.
@@ -124,7 +127,7 @@ class FlowSim {
     if (!SameTransfers(s)) Build(s);
     tx_ = s.transfers.data();
     for (size_t r = 0; r < rank_.size(); ++r)
-      rank_[r] = {static_cast<uint32_t>(offset_[r]), static_cast<uint32_t>(offset_[r + 1]), 0, 0.0, 0.0};
+      rank_[r] = {static_cast<uint32_t>(offset_[r]), static_cast<uint32_t>(offset_[r + 1]), 0, 0, 0.0, 0.0};
     std::fill(ready_.begin(), ready_.end(), 0);
     solves_ = 0;
     window_end_ = -1;
@@ -146,23 +149,44 @@ class FlowSim {
       window_end_ = tb;
       seeds_.clear();
       Release();
-      while (true) {
-        if (done_.empty() || done_.top_t() > tb) break;
-        const int32_t f = done_.top_flow();
-        const double tf = done_.top_t();
+      // Handling a completion never touches the completion heap (only a solve does), so the
+      // window's completions come out of it first, in the heap's order, and are then handled in
+      // that order while the records of those a few places ahead are loaded (no effect on the
+      // result: the same operations in the same order, only the cache misses overlap).
+      ending_.clear();
+      defer_ = true;
+      while (!done_.empty() && done_.top_t() <= tb) {
+        ending_.push_back({done_.top_t(), 0, done_.top_flow()});
         done_.Pop();
-        // The next completion's record and its ranks are cache misses; start loading them while
-        // this one is handled (no effect on the result).
-        if (!done_.empty()) {
-          const FlowState& next = flows_[static_cast<size_t>(done_.top_flow())];
-          __builtin_prefetch(&next);
-          __builtin_prefetch(&next.next);
-        }
-        Finish(f, tf);
       }
+      for (size_t i = 0; i < ending_.size(); ++i) {
+        PrefetchAhead(ending_, i);
+        Finish(ending_[i].id, ending_[i].t);
+      }
+      defer_ = false;
+      // Flows that the completions started inside the window join their links now, in the order
+      // they were started, with their links loaded ahead. The per-link lists come out as before
+      // (no completion in between adds to a list); only the seed order can differ, and
+      // CommFlowPins shows that the pinned times and solve counts did not move.
+      arriving_.swap(deferred_);
+      deferred_.clear();
+      for (size_t i = 0; i < arriving_.size(); ++i) {
+        PrefetchEventAhead(i);
+        Activate(arriving_[i].id, arriving_[i].t);
+        seeds_.push_back(arriving_[i].id);
+      }
+      // Handling an event only queues events after the window, so the window's events come out
+      // first too, and are handled in that order with their records loaded ahead. (Events of
+      // equal time can come out of the queue in another order than when it was popped between
+      // them; CommFlowPins shows the pinned times and solve counts did not move.)
+      arriving_.clear();
       while (!events_.empty() && events_.top().t <= tb) {
-        const Event e = events_.top();
+        arriving_.push_back(events_.top());
         events_.pop();
+      }
+      for (size_t i = 0; i < arriving_.size(); ++i) {
+        PrefetchEventAhead(i);
+        const Event e = arriving_[i];
         if (e.kind == 0) {
           RankReady(e.id, e.t);
         } else {
@@ -187,6 +211,62 @@ class FlowSim {
   }
 
  private:
+  // Prefetches for handling events[i]: the flow record of the one kPrefetchFar ahead, and the
+  // link and rank records of the one kPrefetchNear ahead (whose flow record is in cache by now).
+  void PrefetchAhead(const std::vector<Event>& events, size_t i) {
+    if (i + kPrefetchFar < events.size()) {
+      const FlowState& far = flows_[static_cast<size_t>(events[i + kPrefetchFar].id)];
+      __builtin_prefetch(&far);
+      __builtin_prefetch(&far.next);
+    }
+    if (i + kPrefetchNear < events.size()) {
+      const FlowState& near = flows_[static_cast<size_t>(events[i + kPrefetchNear].id)];
+      for (int32_t h = 0; h < near.count; ++h)
+        __builtin_prefetch(&links_[static_cast<size_t>(near.links[static_cast<size_t>(h)])]);
+      __builtin_prefetch(&rank_[static_cast<size_t>(near.src)]);
+      __builtin_prefetch(&rank_[static_cast<size_t>(near.dst)]);
+      // Leaving a list writes the neighbours' nodes.
+      for (int32_t h = 0; h < near.count; ++h) {
+        const int32_t prev = near.prev[static_cast<size_t>(h)], next = near.next[static_cast<size_t>(h)];
+        if (prev >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(prev / kHops)].next);
+        if (next >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(next / kHops)].next);
+      }
+    }
+  }
+
+  // The same for arriving_[i]: a rank's record and then its transfer index, or a flow's record
+  // and then its links.
+  void PrefetchEventAhead(size_t i) {
+    if (i + kPrefetchFar < arriving_.size()) {
+      const Event& far = arriving_[i + kPrefetchFar];
+      if (far.kind == 0) {
+        __builtin_prefetch(&rank_[static_cast<size_t>(far.id)]);
+      } else {
+        __builtin_prefetch(&flows_[static_cast<size_t>(far.id)]);
+        __builtin_prefetch(&flows_[static_cast<size_t>(far.id)].next);
+      }
+    }
+    if (i + kPrefetchNear < arriving_.size()) {
+      const Event& near = arriving_[i + kPrefetchNear];
+      if (near.kind == 0) {
+        const RankState& r = rank_[static_cast<size_t>(near.id)];
+        if (r.pos < r.end) __builtin_prefetch(&rank_tx_[r.pos]);
+      } else {
+        const FlowState& fs = flows_[static_cast<size_t>(near.id)];
+        for (int32_t h = 0; h < fs.count; ++h)
+          __builtin_prefetch(&links_[static_cast<size_t>(fs.links[static_cast<size_t>(h)])]);
+      }
+    }
+    // Joining a list writes the node of the flow at its head.
+    if (i + kPrefetchNext < arriving_.size() && arriving_[i + kPrefetchNext].kind == 1) {
+      const FlowState& fs = flows_[static_cast<size_t>(arriving_[i + kPrefetchNext].id)];
+      for (int32_t h = 0; h < fs.count; ++h) {
+        const int32_t head = links_[static_cast<size_t>(fs.links[static_cast<size_t>(h)])].head;
+        if (head >= 0) __builtin_prefetch(&flows_[static_cast<size_t>(head / kHops)].next);
+      }
+    }
+  }
+
   bool SameTransfers(const Schedule& s) const {
     if (s.ranks != ranks_ || s.transfers.size() != shape_.size()) return false;
     for (size_t i = 0; i < shape_.size(); ++i) {
@@ -238,7 +318,8 @@ class FlowSim {
       r.finish = t;
       return;
     }
-    for (size_t k = r.pos; k < r.end; ++k) {
+    size_t k = r.pos;
+    for (; k < r.end; ++k) {
       if (rank_tx_[k].step != step) break;
       const int32_t transfer = rank_tx_[k].id;
       ++r.pending;
@@ -251,7 +332,9 @@ class FlowSim {
         fs.count = p.count;
         // Inside the window being handled the order of events does not matter (everything in it
         // is solved together at its end), so skip the queue.
-        if (t + p.latency_s <= window_end_) {
+        if (t + p.latency_s <= window_end_ && defer_) {
+          deferred_.push_back({t + p.latency_s, 1, id});
+        } else if (t + p.latency_s <= window_end_) {
           Activate(id, t + p.latency_s);
           seeds_.push_back(id);
         } else {
@@ -259,6 +342,7 @@ class FlowSim {
         }
       }
     }
+    r.step_end = static_cast<uint32_t>(k);
   }
 
   // A flow record from the pool for `transfer`, its bytes all still to move.
@@ -334,8 +418,7 @@ class FlowSim {
     for (int32_t rank : {src, dst}) {
       RankState& r = rank_[static_cast<size_t>(rank)];
       if (--r.pending > 0) continue;
-      const int32_t step = StepAt(r);
-      while (r.pos < r.end && rank_tx_[r.pos].step == step) ++r.pos;
+      r.pos = r.step_end;
       const double reduce = r.reduce_acc / gamma_;
       r.reduce_acc = 0;
       if (t + reduce <= window_end_)
@@ -358,6 +441,12 @@ class FlowSim {
       comp_.push_back(f);
     }
     for (size_t k = 0; k < comp_.size(); ++k) {
+      // The links of the flows a few places ahead are cache misses: start loading them now.
+      if (k + kPrefetchNear < comp_.size()) {
+        const FlowState& ahead = flows_[static_cast<size_t>(comp_[k + kPrefetchNear])];
+        for (int32_t h = 0; h < ahead.count; ++h)
+          __builtin_prefetch(&links_[static_cast<size_t>(ahead.links[static_cast<size_t>(h)])]);
+      }
       const FlowState& fs = flows_[static_cast<size_t>(comp_[k])];
       for (int32_t i = 0; i < fs.count; ++i) {
         const int32_t l = fs.links[static_cast<size_t>(i)];
@@ -537,10 +626,14 @@ class FlowSim {
   std::vector<int32_t> seeds_, comp_, comp_links_;
   std::vector<double> old_rate_;
   std::vector<Share> heap_;
-  std::vector<int32_t> live_;  // component links that still carry an unfrozen flow
+  std::vector<Event> arriving_;  // the events of the window being handled
+  std::vector<Event> deferred_;  // activations inside the window started by its completions
+  bool defer_ = false;           // while the window's completions are handled
+  std::vector<Event> ending_;    // the completions of the window being handled (kind unused)
+  std::vector<int32_t> live_;    // component links that still carry an unfrozen flow
   std::vector<Cap> caps_, sorted_caps_;
   std::vector<double> distinct_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  EventQueue<Event> events_;
   CompletionHeap done_;
   int64_t active_ = 0;
   double window_end_ = -1;  // events up to here are being handled now
