@@ -2,7 +2,7 @@
 // of collectives, recorded from the simulator before its speed work (commit 52b043f). The speed
 // changes must not move a single bit of the result; a deliberate change of the model re-records
 // them (NPUGAP_PRINT_PINS=1 prints the current values in this file's format).
-// The times were recorded from the Release build (-O2 -march=x86-64-v3), where GCC contracts a * b + c
+// The times were recorded from the Release build (-O3 -march=x86-64-v3), where GCC contracts a * b + c
 // into FMAs; the sanitizer build (-O1) does not contract, which moves the last bits of some times.
 // The Release build must reproduce the pins bit for bit; other builds within 1e-12 relative (the
 // solve counts, which any change of event order would move, stay exact everywhere).
