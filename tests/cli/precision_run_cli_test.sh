@@ -14,20 +14,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # --- a model and inputs: y = x * 300 (x[3]), written by a tiny protobuf encoder -------------
 PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
-import struct, sys
+import sys
 from tiny_onnx import *
 out = sys.argv[1]
 
 model(f"{out}/scale.onnx", [node("Mul", ["x", "k"], ["y"], "mul")], [value_info("x", FLOAT, [3])],
       [value_info("y", FLOAT, [3])], inits=[float_tensor("k", [300.0])])
 
-def npy(path, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    header += " " * (63 - len(header)) + "\n"
-    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
-                           struct.pack(f"<{len(values)}f", *values))
-npy(f"{out}/big.npy", [300.0, -300.0, 1.0])
-npy(f"{out}/nan.npy", [float("nan"), float("inf"), 1.0])
+write_npy(f"{out}/big.npy", [300.0, -300.0, 1.0])
+write_npy(f"{out}/nan.npy", [float("nan"), float("inf"), 1.0])
 PYEOF
 check "model written" test -s "$TMP/scale.onnx"
 M="$TMP/scale.onnx"

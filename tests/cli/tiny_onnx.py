@@ -39,8 +39,19 @@ def int64_tensor(name, values):  # a 1-D initializer
     return vint(1, len(values)) + vint(2, INT64) + b"".join(vint(7, v) for v in values) + ld(8, name)
 
 
-def float_tensor(name, values):  # a 1-D initializer in raw_data
-    return vint(1, len(values)) + vint(2, FLOAT) + ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name)
+def float_tensor(name, values, dims=None):  # an initializer in raw_data, 1-D unless dims are given
+    dims = [len(values)] if dims is None else dims
+    return (b"".join(vint(1, d) for d in dims) + vint(2, FLOAT) + ld(9, struct.pack(f"<{len(values)}f", *values)) +
+            ld(8, name))
+
+
+def write_npy(path, values, shape=None):  # a float32 .npy file, 1-D unless a shape is given
+    shape = [len(values)] if shape is None else shape
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join(f"{d}," for d in shape)
+    header += " " * (63 - len(header)) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
+                struct.pack(f"<{len(values)}f", *values))
 
 
 def attr_int(name, v): return ld(1, name) + vint(20, 2) + vint(3, v)

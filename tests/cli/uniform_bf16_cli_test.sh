@@ -14,27 +14,18 @@ failed=0
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
-import struct, sys
+import sys
 from tiny_onnx import *
 out = sys.argv[1]
 
-def tensor(name, dims, values):  # a float initializer of any rank, in raw_data
-    return (b"".join(vint(1, d) for d in dims) + vint(2, FLOAT) +
-            ld(9, struct.pack(f"<{len(values)}f", *values)) + ld(8, name))
-
 # y = Conv(x, W = [1, 1], B = 2^-9) over x[1,2,1,1]
 model(f"{out}/conv.onnx", [node("Conv", ["x", "W", "B"], ["y"], "conv")], [value_info("x", FLOAT, [1, 2, 1, 1])],
-      [value_info("y", FLOAT, [1, 1, 1, 1])], inits=[tensor("W", [1, 2, 1, 1], [1.0, 1.0]), tensor("B", [1], [2.0 ** -9])])
+      [value_info("y", FLOAT, [1, 1, 1, 1])], inits=[float_tensor("W", [1.0, 1.0], [1, 2, 1, 1]), float_tensor("B", [2.0 ** -9])])
 model(f"{out}/gap.onnx", [node("GlobalAveragePool", ["x"], ["y"], "gap")], [value_info("x", FLOAT, [1, 1, 1, 3])],
       [value_info("y", FLOAT, [1, 1, 1, 1])])
 
-def npy(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join(f"{d}," for d in shape)
-    header += " " * (63 - len(header)) + "\n"
-    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() +
-                           struct.pack(f"<{len(values)}f", *values))
-npy(f"{out}/conv_x.npy", [1, 2, 1, 1], [1.0, 2.0 ** -8])
-npy(f"{out}/gap_x.npy", [1, 1, 1, 3], [0.6015625, 0.06201171875, 1.734375])
+write_npy(f"{out}/conv_x.npy", [1.0, 2.0 ** -8], [1, 2, 1, 1])
+write_npy(f"{out}/gap_x.npy", [0.6015625, 0.06201171875, 1.734375], [1, 1, 1, 3])
 PYEOF
 check "models written" test -s "$TMP/conv.onnx" -a -s "$TMP/gap.onnx"
 
