@@ -175,9 +175,12 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   double busiest = std::max({c.cube_us, c.vector_us, c.memory_us});
   if (cube) {
     // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
-    // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs.
-    const double path = cube->serial ? 1e6 * (cube->critical + extra_moves) + c.vector_us
-                                     : std::max(1e6 * cube->critical, c.vector_us);
+    // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,
+    // unless the epilogue reads nothing from GM: then it runs beside the next tile's MADs.
+    const double epilogue = c.vector_us + 1e6 * extra_moves;
+    const double path = !cube->serial ? std::max(1e6 * cube->critical, c.vector_us)
+                        : EpilogueOverlapsCube(*cube_part, kernel) ? std::max(1e6 * cube->critical, epilogue)
+                                                                   : 1e6 * cube->critical + epilogue;
     busiest = std::max({path, 1e6 * hbm, c.memory_us * (cube->serial ? 0 : 1)});
   }
   c.time_us = c.overhead_us + busiest;

@@ -151,6 +151,22 @@ bool IsCubeOp(std::string_view t) {
          t == "Conv2DBackpropInput" || t == "Conv2DBackpropFilter" || t == "FusedDbnDw";
 }
 
+// The AI Core runs each instruction queue in order and the queues beside each other (TBE dev
+// guide, "AI Core architecture": M = cube, V = vector, MTE2 = GM -> L1 / L0A / L0B / UB, MTE3 =
+// UB -> GM). A matmul tile's MADs need only MTE2 (operands into L1), MTE1 and M; a fused epilogue
+// that computes on the cube's output alone needs V and MTE3, so with L0C double-buffered (the
+// tiles take half of L0C, cost_model_cube_time.cc) it runs while the next tile's MADs do. An
+// epilogue that reads another full-size tensor (GeLUGrad's x and y, AddN's addend) loads it
+// GM -> UB through MTE2, in order with the next tile's operand loads, so the MADs wait for it.
+bool EpilogueOverlapsCube(std::string_view cube_op, const Kernel& kernel) {
+  if (cube_op.find("MatMul") == std::string_view::npos || kernel.outputs.empty()) return false;
+  const int64_t c = Elements(kernel.outputs[0]);
+  for (size_t i = 2; i < kernel.inputs.size(); ++i) {
+    if (Elements(kernel.inputs[i]) >= c) return false;
+  }
+  return true;
+}
+
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target) {
   Expected<CubeShape> shape = cube_op.substr(0, 4) == "Conv" || cube_op == "FusedDbnDw"

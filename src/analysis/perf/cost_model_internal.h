@@ -77,6 +77,11 @@ struct CubeShape {
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);
 
+// Whether a fused matmul's vector epilogue runs beside the next tile's MADs rather than after
+// them (cost_model_cube.cc): it reads no full-size tensor from GM, only the cube's output (and
+// bias / scalars / broadcast masks smaller than it).
+bool EpilogueOverlapsCube(std::string_view cube_op, const Kernel& kernel);
+
 // Seconds of the busiest core's cube path, tiled as CANN's GEMM cycle model does
 // (cost_model_cube_time.cc): the work split over the cores, L0 tiles, an L1 residency mode.
 struct CubeTimes {
