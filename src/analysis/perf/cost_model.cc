@@ -127,6 +127,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
   std::optional<CubeTimes> cube;
   double extra_moves = 0;  // seconds of MTE2 + MTE3 for the operands the cube does not read or write
+  bool serial = false;     // DMA and vector work of each tile follow one another (no double buffer)
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
@@ -169,10 +170,16 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
       const MoveTimes heads =
           DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, cores, target), target);
       load += heads.load, store += heads.store;
+      // A row longer than the UB holds: no double buffering, and maybe a pass per row reduction.
+      const RowPasses passes = PlanRowPasses(kernel, *big, vector_ops, dtype, target);
+      const MoveTimes more = MoveTime(static_cast<int64_t>(passes.extra_in_bytes),
+                                      static_cast<int64_t>(passes.extra_out_bytes), 1, target);
+      load += more.load / cores, store += more.store / cores, hbm += more.hbm;
+      serial = passes.serial;
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
-  double busiest = std::max({c.cube_us, c.vector_us, c.memory_us});
+  double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
   if (cube) {
     // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
     // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,

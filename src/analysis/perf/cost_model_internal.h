@@ -116,6 +116,20 @@ struct TilePlan {
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target);
 
+// Operands as large as the largest (`elements`): each takes its own UB buffer (at least 1).
+int FullSizeOperands(const Kernel& kernel, int64_t elements);
+
+// How a row-wise kernel (a row reduction broadcast back over the row) whose row does not fit in
+// the UB runs (cost_model_row_passes.cc): `serial` when no double buffering is possible (each
+// tile's DMA and vector work follow one another), and the bytes it moves beyond its operands when
+// it streams the row once per reduction through a GM workspace.
+struct RowPasses {
+  double extra_in_bytes = 0, extra_out_bytes = 0;
+  bool serial = false;
+};
+RowPasses PlanRowPasses(const Kernel& kernel, const Operand& big, const VectorOps& ops,
+                        std::string_view dtype, const target::Target& target);
+
 // Seconds of the DMA instruction heads (kernel.dma_instruction_heads) on the busiest core of a
 // vector kernel tiled as `plan`: load = MTE2, store = MTE3 (cost_model_memory.cc).
 MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& plan,

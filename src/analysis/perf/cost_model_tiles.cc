@@ -15,9 +15,6 @@
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf::internal {
-namespace {
-
-// Operands as large as the largest: each takes its own UB buffer.
 int FullSizeOperands(const Kernel& k, int64_t elements) {
   int n = 0;
   for (const auto* list : {&k.inputs, &k.outputs}) {
@@ -25,6 +22,8 @@ int FullSizeOperands(const Kernel& k, int64_t elements) {
   }
   return std::max(n, 1);
 }
+
+namespace {
 
 bool HasChannelOperand(const Kernel& k, const Operand& big) {
   if (big.format != "NC1HWC0" || big.shape.size() != 5) return false;

@@ -124,9 +124,13 @@ constexpr std::array kRules = {
     Entry{"SoftmaxV2", Row(1, 1, 1, 2, 2)},
     Entry{"SoftmaxGrad", Row(3, 0, 0, 1, 1)},
     Entry{"SoftmaxGradExt", Row(4, 0, 0, 1, 1)},
-    Entry{"LogSoftmax", Row(2, 2, 0, 2, 2)},
-    Entry{"LogSoftmaxV2", Row(2, 2, 0, 2, 2)},
-    Entry{"LogSoftmaxGrad", Row(2, 1, 0, 1, 1)},
+    // Log-softmax and its gradient in float32, as CANN's log_softmax_v2 / log_softmax_grad DSL
+    // compute whenever the vector unit has a float32 vexp (`has_improve_precision`): x - max,
+    // exp, sum, then ln of the per-row sum only (one per row, not per element), x - ln sum; the
+    // gradient dy - exp(x) sum(dy). The casts are the fp32 flag's.
+    Entry{"LogSoftmax", Row32(2, 1, 0, 2, 2)},
+    Entry{"LogSoftmaxV2", Row32(2, 1, 0, 2, 2)},
+    Entry{"LogSoftmaxGrad", Row32(2, 1, 0, 1, 1)},
     Entry{"SoftmaxCrossEntropyWithLogits", Row(4, 2, 1, 3, 2)},
     // layer norm: mean (reduce), x - mean, square, sum (reduce), scale by rstd, affine (2); the
     // rstd itself is one scalar per row; mean and rstd are broadcast back over the row
