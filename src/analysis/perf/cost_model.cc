@@ -98,10 +98,18 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   KernelCost c;
   const bool cube_side = cube_part.has_value();
   const int ub_block = target.buffer_alignment.ub ? static_cast<int>(target.buffer_alignment.ub->value) : 32;
+  // A ReLUV2 mask is bits, stored as uint8 (IsReluBitMask), in the kernels that write or read it.
+  const Operand* widest = Largest(kernel);
+  const bool relu_mask = widest && std::any_of(parts.begin(), parts.end(), [](std::string_view p) {
+                           return p == "ReLUV2" || p == "ReluV2" || p == "ReluGradV2";
+                         });
+  const auto bytes = [&](const Operand& op, bool cube_read) {
+    if (relu_mask && IsReluBitMask(op, *widest)) return (Elements(op) + ub_block - 1) / ub_block * ub_block;
+    return StoredBytes(op, ub_block, cube_read);
+  };
   int64_t in_bytes = 0, out_bytes = 0;
-  for (const Operand& op : kernel.inputs) in_bytes += StoredBytes(op, ub_block, cube_side);
-  for (const Operand& op : kernel.outputs)
-    out_bytes += StoredBytes(op, ub_block, false);  // written as labelled
+  for (const Operand& op : kernel.inputs) in_bytes += bytes(op, cube_side);
+  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, false);  // written as labelled
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
     in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
@@ -156,7 +164,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
-  if (const Operand* big = Largest(kernel)) {
+  if (const Operand* big = widest) {
     // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums).
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =

@@ -22,6 +22,10 @@ int64_t Elements(const Operand& op);
 // (the operands of a kernel with a cube part) and, for FRACTAL_NZ, in every kernel; NC1HWC0 and
 // FracZ labels stand in vector kernels (their C0 is 16 for every type).
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
+// Whether `op` is the bit mask of ReLUV2 (written) or ReluGradV2 (read) for the feature map `x`:
+// CANN's relu_v2 computes it with vcmp's bit mode, one bit per element of x stored as uint8
+// [N, C1, H, W, C0 / 8], so it is 1 byte per element whatever dtype the record lists.
+bool IsReluBitMask(const Operand& op, const Operand& x);
 
 // How a non-cube op is costed.
 enum class VectorClass : uint8_t {
@@ -38,13 +42,17 @@ enum class VectorClass : uint8_t {
 // like the row reductions one instruction per row slice (VectorKernelTime).
 // `fp32`: the op computes in float32 whatever its operands are stored in (a cast per full-size
 // operand stored in 2 bytes).
+// `tree_sums`: how many of the `simple` ops are lane-wise sums over N, H, W that CANN's batch-norm
+// reduce schedules emit as a halving tree (`vector_dichotomy_add_for_bn_reduce`): the same cost per
+// element as an add, but one instruction per halving step of each UB tile (VectorKernelTime).
 struct VectorOps {
   double simple = 0, transcendental = 0, divide = 0, reduce = 0, broadcast = 0;
   bool fp32 = false;
+  double tree_sums = 0;
   double Total() const { return simple + transcendental + divide + reduce; }
   VectorOps& operator+=(const VectorOps& o) {
     simple += o.simple, transcendental += o.transcendental, divide += o.divide, reduce += o.reduce;
-    broadcast += o.broadcast;
+    broadcast += o.broadcast, tree_sums += o.tree_sums;
     fp32 = fp32 || o.fp32;
     return *this;
   }

@@ -51,6 +51,13 @@ int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
   return (bytes + block - 1) / block * block;
 }
 
+bool IsReluBitMask(const Operand& op, const Operand& x) {
+  const auto& m = op.shape;
+  const auto& s = x.shape;
+  return x.format == "NC1HWC0" && s.size() == 5 && m.size() == 5 && s[4] % 8 == 0 && m[4] == s[4] / 8 &&
+         std::equal(m.begin(), m.begin() + 4, s.begin());
+}
+
 MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target::Target& target) {
   MoveTimes t;
   const double clock = target.compute.clock.value;

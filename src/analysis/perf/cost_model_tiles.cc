@@ -111,9 +111,18 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
   const double per_instruction =
       std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);
   const double splits = std::ceil(plan.tile / per_instruction);
+  // A halving-tree sum inside one (n, c1) plane adds the upper half of the tile's C0 rows onto the
+  // lower half until one row is left: ceil(log2(rows)) instructions per tile (at least one).
+  double tree = 0, tree_steps = 0;
+  if (work.tree_sums > 0 && plan.per_channel) {
+    tree = std::min(work.tree_sums, work.simple);
+    const double rows = plan.tile / static_cast<double>(std::max<int64_t>(big.shape.back(), 1));
+    tree_steps = std::max(1.0, std::ceil(std::log2(std::max(rows, 1.0))));
+  }
   double per_tile =
-      splits * (work.simple * Head(target, "simple") + work.transcendental * Head(target, "transcendental") +
-                work.divide * Head(target, "divide"));
+      splits * ((work.simple - tree) * Head(target, "simple") +
+                work.transcendental * Head(target, "transcendental") + work.divide * Head(target, "divide")) +
+      tree * tree_steps * Head(target, "simple");
   if (plan.slices > 0)
     per_tile +=
         plan.slices * (work.reduce * Head(target, "reduce") + work.broadcast * Head(target, "simple"));

@@ -35,6 +35,11 @@ constexpr VectorRule Row(double s, double t, double d, double r, double b) {
 constexpr VectorRule Row32(double s, double t, double d, double r, double b) {
   return {VectorClass::kElementwise, {s, t, d, r, b, true}};
 }
+// A batch-norm reduction of `simple` ops per element, `sums` of them lane-wise sums over N, H, W
+// emitted as halving trees per UB tile (VectorOps::tree_sums)
+constexpr VectorRule BnSums(double simple, double sums) {
+  return {VectorClass::kElementwise, {simple, 0, 0, 0, 0, false, sums}};
+}
 constexpr VectorRule kMove{VectorClass::kMove, {}};
 constexpr VectorRule kGather{VectorClass::kGatherLike, {}};
 constexpr VectorRule kLatency{VectorClass::kLatency, {}};
@@ -151,11 +156,15 @@ constexpr std::array kRules = {
     Entry{"LayerNormBetaGammaBackpropV2", E32(3)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
     // (x - mean, * rstd, * gamma, + beta), update grad (xhat (2), dy xhat, two sums),
-    // reduce grad (xhat (2), two scaled subtractions, * gamma rstd)
+    // reduce grad (xhat (2), two scaled subtractions, * gamma rstd). CANN's bn_update_grad
+    // schedule emits update grad's two sums (dy xhat and dy, `tuple_sum` over N, H, W) per UB tile
+    // as `vector_dichotomy_add_for_bn_reduce` whenever the reduced loop is longer than one repeat
+    // (`_need_dichotomy_add`); bn_reduce's schedule does the same, but BNTrainingReduce mostly
+    // runs fused into a convolution, whose schedule is another one, so it keeps E(3)
     Entry{"BNTrainingReduce", E(3)},
     Entry{"BNTrainingUpdate", E(4)},
     Entry{"BNTrainingUpdateV2", E(4)},
-    Entry{"BNTrainingUpdateGrad", E(5)},
+    Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},
     Entry{"BNTrainingReduceGrad", E(6)},
     Entry{"BNInfer", E(2)},
     // dropout: select by the mask, scale; gen mask: a counter-based random number and a compare

@@ -104,5 +104,34 @@ TEST(PerfDma, NegativeDmaHeadInTheProfileIsAnErrorNamingTheField) {
       << bad.status().message();
 }
 
+// Not a DMA head, but the bytes those DMAs move: ReLUV2's mask is vcmp's bit mode in CANN's
+// relu_v2 (one bit per element of x, uint8 [N, C1, H, W, C0 / 8]), so it is 1 byte per element
+// of its shape whatever the record's label; the same shape in a kernel without a ReLUV2 part
+// keeps its label.
+TEST(PerfDma, ReluV2MaskIsOneBytePerElementWhateverItsLabel) {
+  const Profile p;
+  const std::string x = "NC1HWC0:float16:32x4x56x56x16";
+  const auto relu = [&](const std::string& mask_dtype) {
+    return K("ReluV2", 30, {x}, {x, "ND:" + mask_dtype + ":32x4x56x56x2"});
+  };
+  EXPECT_DOUBLE_EQ(PredictKernel(relu("uint32"), p.t).time_us, PredictKernel(relu("uint8"), p.t).time_us);
+  // Without heads the memory time is the slowest of the per-core loads, stores and the HBM.
+  const double elems = 32.0 * 4 * 56 * 56 * 16, in = elems * 2, out = elems * 2 + elems / 8;
+  const double rate = p.t.datapath->gm_to_ub.value * p.clock;
+  const double want = std::max({in / 30 / rate, out / 30 / (p.t.datapath->ub_to_gm.value * p.clock),
+                                (in + out) / p.t.memory.bandwidth.value});
+  EXPECT_NEAR(PredictKernel(relu("uint32"), p.bare).memory_us, 1e6 * want, 1e-9);
+  // ReluGradV2 reads the mask: the same rule on the input side.
+  const auto grad = [&](const std::string& mask_dtype) {
+    return K("ReluGradV2", 30, {x, "ND:" + mask_dtype + ":32x4x56x56x2"}, {x});
+  };
+  EXPECT_DOUBLE_EQ(PredictKernel(grad("uint32"), p.t).time_us, PredictKernel(grad("uint8"), p.t).time_us);
+  // An Add writing an operand of that shape is not a mask: its uint32 label is 4 bytes.
+  const auto add = [&](const std::string& dtype) {
+    return K("Add", 30, {x, x}, {x, "ND:" + dtype + ":32x4x56x56x2"});
+  };
+  EXPECT_GT(PredictKernel(add("uint32"), p.t).time_us, PredictKernel(add("uint8"), p.t).time_us);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf

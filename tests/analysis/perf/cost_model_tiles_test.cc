@@ -86,19 +86,21 @@ TEST(PerfTiles, ChannelKernelTilesStayInsideOneFeatureMapPlane) {
   const Profile p;
   // Batch-norm gradient on NC1HWC0 float32: per-channel operands [1, C1, 1, 1, C0] keep each tile
   // inside one (n, c1) plane of H x W x C0. The same 3.2 M elements as 7 x 7 maps have 4 x the
-  // planes of 14 x 14 maps, so 4 x the tiles, each paying BNTrainingUpdateGrad's 5 instructions.
+  // planes of 14 x 14 maps, so 4 x the tiles, each paying BNTrainingUpdateGrad's 3 elementwise
+  // instructions and its 2 sums, each a halving tree of ceil(log2(C0 rows of the tile)) adds.
   const auto grad = [](const std::string& dims, const std::string& c) {
     const std::string x = "NC1HWC0:float32:" + dims, ch = "NC1HWC0:float32:" + c;
     return K("BNTrainingUpdateGrad", 32, {x, x, ch, ch}, {ch, ch});
   };
+  const auto per_tile = [&](double rows) { return (3 + 2 * std::ceil(std::log2(rows))) * p.H("simple"); };
   const double tiles7 = 32.0 * 128 / 32, tiles14 = 32.0 * 64 / 32;  // one tile per plane
-  EXPECT_NEAR(p.Heads(grad("32x128x7x7x16", "1x128x1x1x16")), p.Us(tiles7 * 5 * p.H("simple")), 1e-9);
-  EXPECT_NEAR(p.Heads(grad("32x64x14x14x16", "1x64x1x1x16")), p.Us(tiles14 * 5 * p.H("simple")), 1e-9);
+  EXPECT_NEAR(p.Heads(grad("32x128x7x7x16", "1x128x1x1x16")), p.Us(tiles7 * per_tile(7 * 7)), 1e-9);
+  EXPECT_NEAR(p.Heads(grad("32x64x14x14x16", "1x64x1x1x16")), p.Us(tiles14 * per_tile(14 * 14)), 1e-9);
   // A plane larger than a tile (56 x 56 x 16 float32 = 196 KiB) is cut into ceil(plane / tile).
   const double cap = std::floor(p.ub / (2 * 2 * 4.0));
   const double per_plane = std::ceil(56.0 * 56 * 16 / cap);
   EXPECT_NEAR(p.Heads(grad("32x16x56x56x16", "1x16x1x1x16")),
-              p.Us(32.0 * 16 / 32 * per_plane * 5 * p.H("simple")), 1e-9);
+              p.Us(32.0 * 16 / 32 * per_plane * per_tile(56.0 * 56 / per_plane)), 1e-9);
   // An operand that is itself per-channel (momentum on BN parameters) has no planes to keep to.
   const std::string ch = "NC1HWC0:float16:1x128x1x1x16";
   EXPECT_NEAR(p.Heads(K("Mul", 30, {ch, ch}, {ch})), p.Us(p.H("simple")), 1e-9);
@@ -174,6 +176,37 @@ TEST(PerfTiles, NegativeHeadInTheProfileIsAnErrorNamingTheField) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("kernel.vector_instruction_heads.reduce"), std::string::npos)
       << bad.status().message();
+}
+
+TEST(PerfTiles, BnUpdateGradSumsAreHalvingTreesThatCostHeadsNotElements) {
+  const Profile p;
+  // CANN's bn_update_grad schedule sums dy xhat and dy over N, H, W with
+  // vector_dichotomy_add_for_bn_reduce: per (n, c1) plane tile, the upper half of the C0 rows is
+  // added onto the lower half until one row is left. Per element that is still one add per sum,
+  // so the vector time without heads is BNTrainingUpdateGrad's 5 float32 simple ops per element;
+  // the heads grow with log2 of the rows: a 7 x 7 plane (49 rows) takes 6 adds per sum.
+  const std::string x = "NC1HWC0:float32:32x32x7x7x16", ch = "NC1HWC0:float32:1x32x1x1x16";
+  const Kernel k = K("BNTrainingUpdateGrad", 32, {x, x, ch, ch}, {ch, ch});
+  const auto& vi = p.t.kernel->vector_instructions;
+  const double per_core = 32.0 * 32 * 7 * 7 * 16 / 32;
+  EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * 5 * vi.at("simple").at("float32").value),
+              1e-9);
+  const double planes = 32.0 * 32 / 32;
+  EXPECT_NEAR(p.Heads(k), p.Us(planes * (3 + 2 * 6) * p.H("simple")), 1e-9);
+  // A plane of 4 rows (1 x 4 x 16) needs 2 halvings; a plane of one row still issues one add.
+  const std::string x4 = "NC1HWC0:float32:32x32x1x4x16", x1 = "NC1HWC0:float32:32x32x1x1x16";
+  EXPECT_NEAR(p.Heads(K("BNTrainingUpdateGrad", 32, {x4, x4, ch, ch}, {ch, ch})),
+              p.Us(planes * (3 + 2 * 2) * p.H("simple")), 1e-9);
+  EXPECT_NEAR(p.Heads(K("BNTrainingUpdateGrad", 32, {x1, x1, ch, ch}, {ch, ch})),
+              p.Us(planes * (3 + 2 * 1) * p.H("simple")), 1e-9);
+  // The same sums in a kernel without per-channel operands are not planes: no trees, elementwise
+  // tiles of UB / (2 x 2 x 4 B), each instruction covering at most 255 repeats.
+  const std::string nd = "ND:float32:32x512x7x7";
+  const double cap = std::floor(p.ub / (2 * 2 * 4.0));
+  const double tiles = std::ceil(32.0 * 512 * 49 / 32 / cap),
+               splits = std::ceil(cap / (255 * p.repeat_bytes / 4));
+  EXPECT_NEAR(p.Heads(K("BNTrainingUpdateGrad", 32, {nd, nd}, {"ND:float32:512"})),
+              p.Us(tiles * splits * 5 * p.H("simple")), 1e-9);
 }
 
 }  // namespace
