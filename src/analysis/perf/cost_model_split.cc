@@ -3,9 +3,10 @@
 // block gets ceil(units / blocks) of them and the kernel ends with it:
 //   - row-wise kernels (a reduction along the last axis broadcast back over the row) keep whole
 //     rows in a block, since a row's reduction has to finish where its broadcast runs;
-//   - everything else is split as one flat axis in whole 32 B blocks: the records' block_dim
-//     matches that (an elementwise [32, 3, 224, 224] on 30 blocks, not the 16 that a cut of N
-//     into ceil(32 / 30) images would keep busy), and a DMA moves whole 32 B blocks.
+//   - everything else is split as one flat axis in whole 32 B blocks (a DMA moves whole 32 B
+//     blocks). This is assumed: the records' block_dim (30 for an elementwise [32, 3, 224, 224])
+//     rules out the 2019 vector_schedule.py rule (32 // 30 = 1 image a block, 32 blocks) and a
+//     factor-2 cut of N (16 blocks), but not a cut of N into nparts = 30 (16 busy blocks).
 // A block_dim above the core count runs in waves: the busiest core runs ceil(blocks / cores)
 // busiest blocks. Not modelled: the batch-norm schedules' cut of N or C1 into
 // `split(nparts=CORE_NUM)` parts (bn_update_schedule.py, bn_update_grad_shedule.py), which leaves
