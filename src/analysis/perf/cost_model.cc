@@ -170,19 +170,23 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     const std::string dtype =
         StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
                                                                                            : big->dtype;
+    // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
+    // the cube's split is its own (CubeTime).
+    const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
+    if (!cube) load *= cores / split, store *= cores / split;
     if (!moves_only && vector_ops.Total() > 0)
-      c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, cores, target);
+      c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, split, target);
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.
       const MoveTimes heads =
-          DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, cores, target), target);
+          DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, split, target), target);
       load += heads.load, store += heads.store;
       // A row longer than the UB holds: no double buffering, and maybe a pass per row reduction.
       const RowPasses passes = PlanRowPasses(kernel, *big, vector_ops, dtype, target);
       const MoveTimes more = MoveTime(static_cast<int64_t>(passes.extra_in_bytes),
                                       static_cast<int64_t>(passes.extra_out_bytes), 1, target);
-      load += more.load / cores, store += more.store / cores, hbm += more.hbm;
+      load += more.load / split, store += more.store / split, hbm += more.hbm;
       serial = passes.serial;
     }
   }

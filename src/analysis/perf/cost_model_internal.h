@@ -124,6 +124,11 @@ struct TilePlan {
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target);
 
+// Cores' worth of parallelism a vector kernel gets from its block split (cost_model_split.cc):
+// Elements(big) / the elements of the busiest core, at most `cores` (EffectiveCores' even split).
+double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
+                  double cores, int64_t ub_block);
+
 // Operands as large as the largest (`elements`): each takes its own UB buffer (at least 1).
 int FullSizeOperands(const Kernel& kernel, int64_t elements);
 

@@ -26,6 +26,18 @@ inline const target::Target& Ascend910() {
   return t;
 }
 
+// The profile without vector and DMA instruction heads: a kernel's pipe times are then the bytes
+// and elements of its busiest core alone.
+inline const target::Target& Ascend910WithoutHeads() {
+  static const target::Target t = [] {
+    target::Target b = Ascend910();
+    b.kernel->vector_instruction_heads.clear();
+    b.kernel->dma_instruction_heads.clear();
+    return b;
+  }();
+  return t;
+}
+
 // A kernel record from operand strings in the CSV form ("FORMAT:dtype:d0xd1...").
 inline Kernel K(const std::string& type, int block_dim, std::vector<std::string> in,
                 std::vector<std::string> out) {

@@ -129,7 +129,8 @@ TEST(PerfTiles, SquareSumToAScalarIsAFloat32CrossLaneReduceInElementwiseTiles) {
   const std::string x = "ND:float16:768x3072";
   const Kernel k = K("SquareSumV1", 31, {x}, {"ND:float16:1x1"});
   const auto& vi = p.t.kernel->vector_instructions;
-  const double per_core = 768.0 * 3072 / 31;
+  // The busiest of the 31 blocks: ceil(768 x 3072 / 31) elements in whole 32 B blocks of 16.
+  const double per_core = std::ceil(std::ceil(768.0 * 3072 / 31) / 16) * 16;
   const double per_element = 2 * vi.at("simple").at("float32").value + vi.at("reduce").at("float32").value;
   EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * per_element), 1e-9);
   // The sum covers the whole tensor, not rows: plain float32 tiles of the one full-size operand,
@@ -145,7 +146,8 @@ TEST(PerfTiles, ReduceSumAlongTheInnermostAxisIsCrossLaneAlongAnOuterOneLaneWise
   // reduce_sum_d on float16 sums in float32 (one cast); 2560 x 21128 on 30 cores.
   const std::string x = "ND:float16:2560x21128";
   const auto& vi = p.t.kernel->vector_instructions;
-  const double per_core = 2560.0 * 21128 / 30;
+  // The busiest of the 30 blocks: ceil(2560 x 21128 / 30) elements in whole 32 B blocks of 16.
+  const double per_core = std::ceil(std::ceil(2560.0 * 21128 / 30) / 16) * 16;
   const double cast = vi.at("simple").at("float32").value;
   // Summing each row (output 2560): a cross-lane reduce per element.
   const Kernel rows = K("ReduceSum", 30, {x}, {"ND:float16:2560"});

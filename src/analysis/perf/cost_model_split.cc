@@ -1,0 +1,51 @@
+// How a vector kernel's work is split over its block_dim blocks (docs/perf.md, "Block split").
+// TBE's schedules bind an outer loop to the blocks and split it in whole units, so the busiest
+// block gets ceil(units / blocks) of them and the kernel ends with it:
+//   - row-wise kernels (a reduction along the last axis broadcast back over the row) keep whole
+//     rows in a block, since a row's reduction has to finish where its broadcast runs;
+//   - everything else is split as one flat axis in whole 32 B blocks (a DMA moves whole 32 B
+//     blocks). This is assumed: the records' block_dim (30 for an elementwise [32, 3, 224, 224])
+//     rules out the 2019 vector_schedule.py rule (32 // 30 = 1 image a block, 32 blocks) and a
+//     factor-2 cut of N (16 blocks), but not a cut of N into nparts = 30 (16 busy blocks).
+// A block_dim above the core count runs in waves: the busiest core runs ceil(blocks / cores)
+// busiest blocks. Not modelled: the batch-norm schedules' cut of N or C1 into
+// `split(nparts=CORE_NUM)` parts (bn_update_schedule.py, bn_update_grad_shedule.py), which leaves
+// 14 of 30 blocks idle on N = 32; at the profile's assumed per-core DMA rate it puts the large
+// maps 1.6x over their records (docs/fidelity.md, session 13, perfsplit). The cube's split is
+// its own (cost_model_cube_time.cc).
+#include <algorithm>
+#include <cmath>
+
+#include "cost_model_internal.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+double CeilDiv(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
+}  // namespace
+
+double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
+                  double cores, int64_t ub_block) {
+  const double elements = static_cast<double>(Elements(big));
+  if (elements <= 0 || cores <= 1) return cores;
+  // A folded block_dim (more blocks than cores) is split into blocks first; each core then runs
+  // its waves: the busiest core's share is its waves x the busiest block's.
+  const double blocks = kernel.block_dim > 0 ? static_cast<double>(kernel.block_dim) : cores;
+  const double waves = std::ceil(blocks / cores - 1e-9);
+  double busiest = 0;
+  const auto& s = big.shape;
+  if (ops.reduce > 0 && ops.broadcast > 0 && !s.empty()) {
+    // Whole rows per block; on FRACTAL_NZ a row is n1 blocks of n0 columns of one matrix.
+    const size_t r = s.size();
+    const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
+    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+    busiest = CeilDiv(elements / std::max(row, 1.0), blocks) * row;
+  }
+  if (busiest == 0) {
+    const double align = std::max(1.0, static_cast<double>(ub_block) / static_cast<double>(ItemSize(dtype)));
+    busiest = CeilDiv(CeilDiv(elements, blocks), align) * align;
+  }
+  busiest = std::min(busiest * waves, elements);
+  return std::min(cores, elements / busiest);
+}
+
+}  // namespace npugap::analysis::perf::internal

@@ -1,0 +1,59 @@
+// The block split of vector kernels (cost_model_split.cc): the busiest block takes whole units
+// (rows of a row-wise kernel, 32 B blocks of a flat split), so a kernel whose units do not divide
+// by its block_dim ends with the block that has one unit more. Expected values are worked out
+// from the profile's own numbers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ascend910_profile.h"
+#include "npugap/analysis/perf/kernel.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+const target::Target& Bare() { return Ascend910WithoutHeads(); }
+
+TEST(PerfSplit, RowKernelBlocksTakeWholeRows) {
+  const auto softmax = [](const char* shape, int block_dim) {
+    const std::string x = std::string("ND:float16:") + shape;
+    return PredictKernel(K("SoftmaxV2", block_dim, {x}, {x}), Bare());
+  };
+  // 40 rows on 30 blocks: 10 blocks take 2 rows and the kernel ends with them, as with 60 rows on
+  // 30 blocks or 40 rows on 20 (an even split would make the first 1.5x faster than both).
+  const KernelCost tail = softmax("40x4096", 30), full = softmax("60x4096", 30),
+                   fewer = softmax("40x4096", 20);
+  EXPECT_GT(tail.vector_us, 0);
+  EXPECT_NEAR(tail.vector_us, full.vector_us, 1e-9);
+  EXPECT_NEAR(tail.vector_us, fewer.vector_us, 1e-9);
+  EXPECT_NEAR(tail.memory_us, fewer.memory_us, 1e-9);
+}
+
+TEST(PerfSplit, FlatSplitGivesTheBusiestBlockWhole32ByteBlocks) {
+  const target::Target& t = Bare();
+  // 49 float16 elements on 3 blocks: ceil(49 / 3) = 17 elements, rounded up to the 16 elements of
+  // a 32 B block: the busiest block has 32 of the 49 (an even split would give it 16.3).
+  const KernelCost c = PredictKernel(K("Relu", 3, {"ND:float16:49"}, {"ND:float16:49"}), t);
+  const double clock = t.compute.clock.value;
+  const double stored = 128;  // 98 bytes, stored in whole 32 B blocks
+  const double share = 32.0 / 49;
+  const double load = stored * share / (t.datapath->gm_to_ub.value * clock);
+  const double store = stored * share / (t.datapath->ub_to_gm.value * clock);
+  const double hbm = 2 * stored / t.memory.bandwidth.value;
+  EXPECT_NEAR(c.memory_us, 1e6 * std::max({load, store, hbm}), 1e-9);
+}
+
+TEST(PerfSplit, FoldedBlocksRunInWavesOfTheBusiestBlock) {
+  const target::Target& t = Bare();
+  // 64 blocks on 32 cores: 2 waves, each of ceil(2000 / 64) = 32 elements (two 32 B blocks), so
+  // the busiest core reads 64 of the 2,000 elements (an even split: 62.5). A sum to one element
+  // writes almost nothing, so the per-core read, not the HBM, sets the time.
+  const KernelCost c = PredictKernel(K("ReduceSum", 64, {"ND:float16:2000"}, {"ND:float16:1"}), t);
+  const double load = 4000.0 * 64 / 2000 / (t.datapath->gm_to_ub.value * t.compute.clock.value);
+  const double hbm = (4000.0 + 32) / t.memory.bandwidth.value;
+  ASSERT_GT(load, hbm);
+  EXPECT_NEAR(c.memory_us, 1e6 * load, 1e-9);
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf
