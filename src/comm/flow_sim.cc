@@ -18,6 +18,7 @@
 #include "completion_heap.h"
 #include "event_queue.h"
 
+#include "npugap/comm/huge_page_allocator.h"
 #include "npugap/comm/simulate.h"
 
 namespace npugap::comm {
@@ -612,15 +613,15 @@ class FlowSim {
   int ranks_ = -1;
   double gamma_, merge_;
   const Transfer* tx_ = nullptr;          // the transfers of the schedule being run
-  std::vector<TransferShape> shape_;      // of the last schedule built
-  std::vector<FlowState> flows_;          // the pool of flow records, active or free
+  HugeVector<TransferShape> shape_;       // of the last schedule built
+  HugeVector<FlowState> flows_;           // the pool of flow records, active or free
   std::vector<int32_t> pool_, finished_;  // free records; records done in this window
-  std::vector<LinkState> links_;
+  HugeVector<LinkState> links_;
   uint32_t stamp_ = 0;
   std::vector<size_t> offset_;  // per rank, where its transfers start in rank_tx_ (and one past)
-  std::vector<RankTransfer> rank_tx_;
-  std::vector<RankState> rank_;
-  std::vector<uint8_t> ready_;  // per transfer, how many of its two ranks have reached its step
+  HugeVector<RankTransfer> rank_tx_;
+  HugeVector<RankState> rank_;
+  HugeVector<uint8_t> ready_;  // per transfer, how many of its two ranks have reached its step
   // Active flows per link are intrusive doubly linked lists over (flow, hop) nodes, node =
   // flow * kHops + hop, stored in FlowState: joining and leaving are O(1) and allocate nothing.
   std::vector<int32_t> seeds_, comp_, comp_links_;
