@@ -18,7 +18,6 @@
 #include "completion_heap.h"
 #include "event_queue.h"
 
-#include "npugap/comm/huge_page_allocator.h"
 #include "npugap/comm/simulate.h"
 
 namespace npugap::comm {
@@ -613,15 +612,15 @@ class FlowSim {
   int ranks_ = -1;
   double gamma_, merge_;
   const Transfer* tx_ = nullptr;          // the transfers of the schedule being run
-  HugeVector<TransferShape> shape_;       // of the last schedule built
-  HugeVector<FlowState> flows_;           // the pool of flow records, active or free
+  std::vector<TransferShape> shape_;      // of the last schedule built
+  std::vector<FlowState> flows_;          // the pool of flow records, active or free
   std::vector<int32_t> pool_, finished_;  // free records; records done in this window
-  HugeVector<LinkState> links_;
+  std::vector<LinkState> links_;
   uint32_t stamp_ = 0;
   std::vector<size_t> offset_;  // per rank, where its transfers start in rank_tx_ (and one past)
-  HugeVector<RankTransfer> rank_tx_;
-  HugeVector<RankState> rank_;
-  HugeVector<uint8_t> ready_;  // per transfer, how many of its two ranks have reached its step
+  std::vector<RankTransfer> rank_tx_;
+  std::vector<RankState> rank_;
+  std::vector<uint8_t> ready_;  // per transfer, how many of its two ranks have reached its step
   // Active flows per link are intrusive doubly linked lists over (flow, hop) nodes, node =
   // flow * kHops + hop, stored in FlowState: joining and leaving are O(1) and allocate nothing.
   std::vector<int32_t> seeds_, comp_, comp_links_;

@@ -9,7 +9,6 @@
 #include "npugap/base/status.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/comm/collective.h"
-#include "npugap/comm/huge_page_allocator.h"
 
 namespace npugap::comm {
 
@@ -25,7 +24,7 @@ struct Transfer {  // 32 bytes: a 16,384-rank all-reduce has 590K of them
 struct Schedule {
   int ranks = 0;
   int steps = 0;
-  HugeVector<Transfer> transfers;  // sorted by step
+  std::vector<Transfer> transfers;  // sorted by step
 };
 
 struct CollectiveSpec {
