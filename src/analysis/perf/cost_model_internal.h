@@ -81,6 +81,11 @@ struct CubeShape {
   double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
 };
+// Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
+// (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
+bool IsDepthwiseCubeOp(std::string_view op_type);
+Expected<CubeShape> DepthwiseShape(std::string_view op, const Kernel& kernel);
+
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);
