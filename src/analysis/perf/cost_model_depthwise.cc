@@ -61,6 +61,11 @@ bool IsDepthwiseCubeOp(std::string_view op_type) {
   return std::find(kDepthwiseOps.begin(), kDepthwiseOps.end(), op_type) != kDepthwiseOps.end();
 }
 
+bool HasCubeOperands(std::string_view op, const Kernel& k) {
+  if (!IsDepthwiseCubeOp(op)) return true;
+  return FindFilter(op == "DepthwiseConv2dNativeBackpropFilter" ? k.outputs : k.inputs) != nullptr;
+}
+
 Expected<CubeShape> DepthwiseShape(std::string_view op, const Kernel& k) {
   const bool filter_grad = op == "DepthwiseConv2dNativeBackpropFilter";
   const Operand* w = FindFilter(filter_grad ? k.outputs : k.inputs);

@@ -85,6 +85,10 @@ struct CubeShape {
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
 bool IsDepthwiseCubeOp(std::string_view op_type);
 Expected<CubeShape> DepthwiseShape(std::string_view op, const Kernel& kernel);
+// Whether a cube op's record carries what its matrix view needs: a depthwise kernel (or
+// AvgPoolGrad) without its C1HWNCoC0 filter is not costed on the cube but left unknown, so that
+// the miss shows (a record written by npugap's own lowering, for one, has no kernel matrix).
+bool HasCubeOperands(std::string_view op, const Kernel& kernel);
 
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,

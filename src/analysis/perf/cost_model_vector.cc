@@ -286,6 +286,14 @@ constexpr std::array kRules = {
     // swish on the Ascend 910 (swish_overflow), float32: vmuls, vabs, vmuls, vadd, vmuls, 2 vexp,
     // vadds, vmul, vdiv
     Entry{"Swish", V32(7, 2, 1, 0)},
+    // MobileNet's ReLU6 (MindSpore "ReLU6", CANN "Relu6"): vmaxs, vmins; relu6_grad (float16):
+    // vmins, vmaxs, vadds, vmul, vmuls, vadds, vdiv, vmul (float32 skips the vmuls);
+    // clip_by_value: its scalar bounds broadcast to the full shape (2 dups), vmin, vmax
+    Entry{"ReLU6", E(2)},
+    Entry{"Relu6", E(2)},
+    Entry{"ReLU6Grad", V(7, 0, 1, 0)},
+    Entry{"Relu6Grad", V(7, 0, 1, 0)},
+    Entry{"ClipByValue", E(4)},
     // YOLOv5's 2x upsampling (resize_nearest_neighbor_v2_d) copies each input pixel to its
     // scale^2 output pixels: data movement. Its gradient (resize_nearest_neighbor_v2_grad_d, float32
     // 5HD only) sums the scale^2 gradients of each input pixel: one add per gradient element read

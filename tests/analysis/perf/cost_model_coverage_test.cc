@@ -146,12 +146,22 @@ TEST(PerfCoverage, DepthwiseKernelsAreCubeBoundAndConvTransposeIsABackpropInput)
   EXPECT_GT(tr.cube_us, 0);
 }
 
-TEST(PerfCoverage, ADepthwiseRecordWithoutItsFilterIsANoteNotACrash) {
-  const KernelCost c =
-      PredictKernel(K("DepthwiseConv2dNative", 32, {kX, "FracZ:float16:18x1x16x16"}, {kX}), Ascend910());
-  EXPECT_TRUE(c.known);
-  EXPECT_EQ(c.note, "DepthwiseConv2dNative needs a C1HWNCoC0 filter input");
-  EXPECT_EQ(c.time_us, 0);
+// Without its C1HWNCoC0 filter a depthwise record has no matrix view: it is left unknown (the
+// miss is listed), not costed at zero; DeriveCubeShape names what is missing.
+TEST(PerfCoverage, ADepthwiseRecordWithoutItsFilterIsUnknownNotZero) {
+  const auto& t = Ascend910();
+  const Kernel k = K("DepthwiseConv2dNative", 32, {kX, "FracZ:float16:18x1x16x16"}, {kX});
+  const KernelCost c = PredictKernel(k, t);
+  EXPECT_FALSE(c.known);
+  EXPECT_EQ(c.note, "no rule for 'DepthwiseConv2dNative'");
+  const auto shape = internal::DeriveCubeShape("DepthwiseConv2dNative", k, t);
+  ASSERT_FALSE(shape.ok());
+  EXPECT_EQ(shape.status().message(), "DepthwiseConv2dNative needs a C1HWNCoC0 filter input");
+  // AvgPoolGrad as npugap's lowering writes it (dy -> dx, no kernel matrix).
+  EXPECT_FALSE(
+      PredictKernel(
+          K("AvgPoolGrad", 32, {"NC1HWC0:float16:32x8x14x14x16"}, {"NC1HWC0:float16:32x8x28x28x16"}), t)
+          .known);
 }
 
 }  // namespace
