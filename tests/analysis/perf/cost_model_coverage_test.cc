@@ -46,7 +46,10 @@ TEST(PerfCoverage, VectorRulesCostTheirDslInstructionCounts) {
                                      {"Softplus", 8, 4, 0},
                                      {"SoftplusGrad", 2, 1, 1},
                                      {"Swish", 7, 2, 1},
-                                     {"ResizeNearestNeighborGrad", 1, 0, 0}};
+                                     {"ResizeNearestNeighborGrad", 1, 0, 0},
+                                     {"ReLU6", 2, 0, 0},
+                                     {"ReLU6Grad", 7, 0, 1},
+                                     {"ClipByValue", 4, 0, 0}};
   for (const Counts& c : rules) {
     const double want =
         1e6 * per_core *
