@@ -90,6 +90,11 @@ Expected<CubeShape> DepthwiseShape(std::string_view op, const Kernel& kernel);
 // the miss shows (a record written by npugap's own lowering, for one, has no kernel matrix).
 bool HasCubeOperands(std::string_view op, const Kernel& kernel);
 
+// Simple vector instructions per element of the largest operand of a max pooling with an argmax
+// mask (MaxPoolWithArgmax and its gradient), from the window taps in the mask's shape
+// (cost_model_pooling.cc); nullopt for other types or when no mask is among the operands.
+std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Kernel& kernel);
+
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);

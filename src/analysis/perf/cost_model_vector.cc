@@ -324,6 +324,7 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
   const bool axis_reduction =
       std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
   if (axis_reduction && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
+  if (const auto pool = ArgmaxPoolOpsPerElement(op_type, kernel)) ops.simple = *pool;
   return ops;
 }
 

@@ -167,5 +167,35 @@ TEST(PerfCoverage, ADepthwiseRecordWithoutItsFilterIsUnknownNotZero) {
           .known);
 }
 
+// The window of a max pooling comes from its argmax mask [N, C1, kh kw, ceil(Ho Wo / 16) + 1, 16]:
+// ResNet-50's 3x3 stride-2 record keeps the table's 4.5 per input element; YOLOv5's SPP 5 x 5
+// stride-1 pooling (outputs as many as inputs) costs 2 x 25 = 50.
+TEST(PerfCoverage, ArgmaxPoolingCostsTheWindowItsMaskNames) {
+  const Kernel resnet = K("MaxPoolWithArgmax", 128, {"NC1HWC0:float32:32x4x112x112x16"},
+                          {"NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:uint8:32x4x9x197x16"});
+  EXPECT_DOUBLE_EQ(*internal::ArgmaxPoolOpsPerElement("MaxPoolWithArgmax", resnet), 4.5);
+  const Kernel grad =
+      K("MaxPoolGradWithArgmax", 128,
+        {"NC1HWC0:float32:32x4x112x112x16", "NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:uint8:32x4x9x197x16"},
+        {"NC1HWC0:float32:32x4x112x112x16"});
+  EXPECT_DOUBLE_EQ(*internal::ArgmaxPoolOpsPerElement("MaxPoolGradWithArgmax", grad), 4.5);
+  const Kernel spp = K("MaxPoolWithArgmax", 32, {"NC1HWC0:float16:32x16x20x20x16"},
+                       {"NC1HWC0:float16:32x16x20x20x16", "NC1HWC0:uint16:32x16x25x26x16"});
+  // 50 per pooled element (3,276,800 of them), spread over the mask, the largest operand here.
+  EXPECT_DOUBLE_EQ(*internal::ArgmaxPoolOpsPerElement("MaxPoolWithArgmax", spp) * 32 * 16 * 25 * 26 * 16,
+                   50.0 * 32 * 16 * 20 * 20 * 16);
+  // Without a mask the table's rule stands.
+  EXPECT_FALSE(internal::ArgmaxPoolOpsPerElement(
+                   "MaxPoolWithArgmax", K("MaxPoolWithArgmax", 32, {"NC1HWC0:float16:32x16x20x20x16"},
+                                          {"NC1HWC0:float16:32x16x10x10x16"}))
+                   .has_value());
+  target::Target t = Ascend910();
+  t.kernel->vector_instruction_heads.clear();
+  EXPECT_NEAR(PredictKernel(spp, t).vector_us / PredictKernel(resnet, t).vector_us,
+              50.0 * 32 * 16 * 400 / (4.5 * 32 * 4 * 12544) * Rate(t, "simple", "float16") /  // uint16: 2 B
+                  Rate(t, "simple", "float32"),
+              1e-9);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
