@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npugap perf --kernels` on synthetic records of every kernel type added for the other workloads
 # of the calibration source (InceptionV3, ViT, YOLOv5, DeepFM MindSpore training steps; docs/perf.md
-# "Kernel types and their rules"), in the shapes those steps would emit: no type is unknown, none
+# "Kernel types and their rules"), and YOLOv5's 13 x 13 SPP max pooling, in the shapes those steps
+# would emit: no type is unknown, none
 # is left without a time. The records are made up here, not measured: the CSV format needs a
 # time_us column, so the first run takes 1 us, and the second run takes each record's own
 # prediction from the first (its summed error is then 0 by construction).
@@ -50,6 +51,8 @@ Relu6,32,NC1HWC0:float16:32x2x112x112x16,NC1HWC0:float16:32x2x112x112x16,1
 ReLU6Grad,32,NC1HWC0:float16:32x2x112x112x16;NC1HWC0:float16:32x2x112x112x16,NC1HWC0:float16:32x2x112x112x16,1
 Relu6Grad,32,NC1HWC0:float16:32x2x112x112x16;NC1HWC0:float16:32x2x112x112x16,NC1HWC0:float16:32x2x112x112x16,1
 ClipByValue,32,NC1HWC0:float16:32x2x112x112x16;ND:float16:;ND:float16:,NC1HWC0:float16:32x2x112x112x16,1
+MaxPoolWithArgmax,32,NC1HWC0:float16:32x16x20x20x16,NC1HWC0:float16:32x16x20x20x16;NC1HWC0:uint16:32x16x169x26x16,1
+MaxPoolGradWithArgmax,32,NC1HWC0:float16:32x16x20x20x16;NC1HWC0:float16:32x16x20x20x16;NC1HWC0:uint16:32x16x169x26x16,NC1HWC0:float16:32x16x20x20x16,1
 ResizeNearestNeighbor,32,NC1HWC0:float16:32x16x20x20x16,NC1HWC0:float16:32x16x40x40x16,1
 ResizeNearestNeighborV2,32,NC1HWC0:float16:32x16x20x20x16,NC1HWC0:float16:32x16x40x40x16,1
 ResizeNearestNeighborGrad,32,NC1HWC0:float32:32x16x40x40x16,NC1HWC0:float32:32x16x20x20x16,1
