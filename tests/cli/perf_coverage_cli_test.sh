@@ -2,8 +2,7 @@
 # `npugap perf --kernels` on synthetic records of every kernel type added for the other workloads
 # of the calibration source (InceptionV3, ViT, YOLOv5, DeepFM MindSpore training steps; docs/perf.md
 # "Kernel types and their rules"), and YOLOv5's 13 x 13 SPP max pooling, in the shapes those steps
-# would emit: no type is unknown, none
-# is left without a time. The records are made up here, not measured: the CSV format needs a
+# would emit: no type is unknown, none is left without a time. The records are made up here, not measured: the CSV format needs a
 # time_us column, so the first run takes 1 us, and the second run takes each record's own
 # prediction from the first (its summed error is then 0 by construction).
 set -uo pipefail
