@@ -76,7 +76,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   VectorOps vector_ops;
   bool moves_only = true, gather = false, latency_only = true;
   for (std::string_view p : parts) {
-    if (IsCubeOp(p)) {
+    if (IsCubeOp(p) && HasCubeOperands(p, kernel)) {
       cube_part = p;
       moves_only = latency_only = false;
       continue;

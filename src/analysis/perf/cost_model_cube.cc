@@ -148,7 +148,8 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
 
 bool IsCubeOp(std::string_view t) {
   return t == "MatMul" || t == "MatMulV2" || t == "BatchMatMul" || t == "BatchMatMulV2" || t == "Conv2D" ||
-         t == "Conv2DBackpropInput" || t == "Conv2DBackpropFilter" || t == "FusedDbnDw";
+         t == "Conv2DBackpropInput" || t == "Conv2DBackpropFilter" || t == "FusedDbnDw" ||
+         t == "Conv2DTranspose" || IsDepthwiseCubeOp(t);
 }
 
 // The AI Core runs each instruction queue in order and the queues beside each other (TBE dev
@@ -169,8 +170,11 @@ bool EpilogueOverlapsCube(std::string_view cube_op, const Kernel& kernel) {
 
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target) {
-  Expected<CubeShape> shape = cube_op.substr(0, 4) == "Conv" || cube_op == "FusedDbnDw"
-                                  ? ConvShape(cube_op, kernel)
+  // Conv2DTranspose (conv2d_transpose_d) is CANN's backprop-input convolution with dy as x.
+  const std::string_view conv_op = cube_op == "Conv2DTranspose" ? "Conv2DBackpropInput" : cube_op;
+  Expected<CubeShape> shape = IsDepthwiseCubeOp(cube_op) ? DepthwiseShape(cube_op, kernel)
+                              : cube_op.substr(0, 4) == "Conv" || cube_op == "FusedDbnDw"
+                                  ? ConvShape(conv_op, kernel)
                                   : MatMulShape(kernel);
   if (!shape.ok()) return shape;
   CubeShape s = *shape;

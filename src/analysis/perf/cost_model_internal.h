@@ -81,6 +81,20 @@ struct CubeShape {
   double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
 };
+// Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
+// (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
+bool IsDepthwiseCubeOp(std::string_view op_type);
+Expected<CubeShape> DepthwiseShape(std::string_view op, const Kernel& kernel);
+// Whether a cube op's record carries what its matrix view needs: a depthwise kernel (or
+// AvgPoolGrad) without its C1HWNCoC0 filter is not costed on the cube but left unknown, so that
+// the miss shows (a record written by npugap's own lowering, for one, has no kernel matrix).
+bool HasCubeOperands(std::string_view op, const Kernel& kernel);
+
+// Simple vector instructions per element of the largest operand of a max pooling with an argmax
+// mask (MaxPoolWithArgmax and its gradient), from the window taps in the mask's shape
+// (cost_model_pooling.cc); nullopt for other types or when no mask is among the operands.
+std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Kernel& kernel);
+
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);

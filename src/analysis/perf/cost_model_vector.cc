@@ -231,6 +231,76 @@ constexpr std::array kRules = {
     Entry{"NPUGetFloatStatus", kLatency},
     Entry{"NPUClearFloatStatus", kLatency},
     Entry{"AtomicAddrClean", kLatency},
+    // Coverage of the other workloads of the calibration source (InceptionV3, ViT, YOLOv5, DeepFM
+    // MindSpore training steps; docs/perf.md "Kernel types and their rules"). The names are
+    // MindSpore's TBERegOp names (mindspore/ops/_op_impl/tbe/*.py), which the profiler records;
+    // the counts are the full-size vector instructions of each op's TBE DSL compute in CANN's
+    // op_impl (impl/<kernel_name>.py, static versions), a broadcast of a scalar to the full shape
+    // counted as one simple instruction (a vector_dup).
+    // sigmoid_cross_entropy_with_logits: float32 whenever vsub has float32; vmaxs, vabs, dup 0,
+    // vsub, vexp, vadds, vlog, vmul, vsub, vadd
+    Entry{"SigmoidCrossEntropyWithLogits", V32(8, 2, 0, 0)},
+    // sigmoid_cross_entropy_with_logits_grad, float32: vexp, vadds, vdiv, vmuls, vadd, vmul
+    Entry{"SigmoidCrossEntropyWithLogitsGrad", V32(4, 1, 1, 0)},
+    // MindSpore's Adam (TBERegOp "Adam", kernel apply_adam; its DSL is apply_adam_d): 3 copies in
+    // (vadds 0), m: vsub, vmuls, vadd; v: vmul, vsub, vmuls, vadd; vsqrt, vadds eps, vmuls alpha,
+    // vdiv, vsub; 3 copies out. The bias-corrected alpha is a scalar computation.
+    Entry{"Adam", V(16, 1, 1, 0)},
+    // adam_apply_one_with_decay: square, 2 mul, add (v); sqrt, add eps; 2 mul, add (m); truediv;
+    // mul, add (decay); mul, sub (update). The Assign variant computes the same and writes in place
+    // adam_apply_one (BERT's and ViT's fused Adam without decay): square, mul_3, mul_2, add_1;
+    // sqrt; add_2; mul_0, mul_1, add; truediv; mul_4, sub
+    Entry{"AdamApplyOne", V(10, 1, 1, 0)},
+    Entry{"AdamApplyOneAssign", V(10, 1, 1, 0)},
+    Entry{"AdamApplyOneWithDecay", V(12, 1, 1, 0)},
+    Entry{"AdamApplyOneWithDecayAssign", V(12, 1, 1, 0)},
+    // apply_rms_prop_d (float32 only): vmul, vsub, vmuls, vadd (ms); vmuls, dup lr, vmul, vadds eps,
+    // vsqrt, vdiv, vadd (mom); vsub (var)
+    Entry{"ApplyRMSProp", V(10, 1, 1, 0)},
+    Entry{"ApplyRMSPropD", V(10, 1, 1, 0)},
+    // apply_ftrl_d, float32 (float16 is cast up when vexp has float32): 3 copies in, 5 scalar dups,
+    // vmul, vadd (accum); vmuls; two powers as vlog, vmul, vexp; vsub, vdiv, vmul, vsub, vadd
+    // (linear); sign (util_compute.sign, counted as 4 simple: an assumption, its source was not
+    // read), vmul, vsub; vmuls, vdiv, vadd; vdiv, vabs, vcmp, vsel, cast; 3 copies out
+    Entry{"ApplyFtrl", V32(32, 4, 3, 0)},
+    Entry{"ApplyFtrlD", V32(32, 4, 3, 0)},
+    // confusion_softmax_grad: vmul, a cast of the product to float32, the row sum (reduce_sum on
+    // the last axis), broadcast back over the row, vsub
+    Entry{"ConfusionSoftmaxGrad", Row(3, 0, 0, 1, 1)},
+    // confusion_mul_grad: vmul (output 0), vmul and a sum over the broadcast (outer) axes
+    // (output 1, lane-wise adds)
+    Entry{"ConfusionMulGrad", E(3)},
+    // leaky_relu: one vlrelu; leaky_relu_grad (float16): vmins, vmaxs, 2 vmuls, vadds, vabs, vmuls,
+    // vadd, vmul (float32 has one more vmuls)
+    Entry{"LeakyRelu", E(1)},
+    Entry{"LeakyReluGrad", E(9)},
+    // mish: vexp, vadds, vmul, vadds, vrec, vmuls, vadds, vmul; mish_grad (without the tanh
+    // input): vexp, vadds, vmul, vadds, vrec, vmuls, 4 vmul, vmuls, vadd, vadds, vmul
+    Entry{"Mish", V(7, 1, 0, 0)},
+    Entry{"MishGrad", V(13, 1, 0, 0)},
+    // softplus (the ln(1 + e^x) of MindSpore's x tanh(softplus(x)) Mish cells), float32 whenever
+    // vexp has float32: vmaxs, vmins, vmuls, vexp, vadds, vlog, vadd, vexp, vadds, vlog, vadd, vadds;
+    // softplus_grad, float32: vexp, vadds, vdiv, vmul
+    Entry{"Softplus", V32(8, 4, 0, 0)},
+    Entry{"SoftplusGrad", V32(2, 1, 1, 0)},
+    // swish on the Ascend 910 (swish_overflow), float32: vmuls, vabs, vmuls, vadd, vmuls, 2 vexp,
+    // vadds, vmul, vdiv
+    Entry{"Swish", V32(7, 2, 1, 0)},
+    // MobileNet's ReLU6 (MindSpore "ReLU6", CANN "Relu6"): vmaxs, vmins; relu6_grad (float16):
+    // vmins, vmaxs, vadds, vmul, vmuls, vadds, vdiv, vmul (float32 skips the vmuls);
+    // clip_by_value: its scalar bounds broadcast to the full shape (2 dups), vmin, vmax
+    Entry{"ReLU6", E(2)},
+    Entry{"Relu6", E(2)},
+    Entry{"ReLU6Grad", V(7, 0, 1, 0)},
+    Entry{"Relu6Grad", V(7, 0, 1, 0)},
+    Entry{"ClipByValue", E(4)},
+    // YOLOv5's 2x upsampling (resize_nearest_neighbor_v2_d) copies each input pixel to its
+    // scale^2 output pixels: data movement. Its gradient (resize_nearest_neighbor_v2_grad_d, float32
+    // 5HD only) sums the scale^2 gradients of each input pixel: one add per gradient element read
+    Entry{"ResizeNearestNeighbor", kMove},
+    Entry{"ResizeNearestNeighborV2", kMove},
+    Entry{"ResizeNearestNeighborGrad", E(1)},
+    Entry{"ResizeNearestNeighborV2Grad", E(1)},
 };
 
 constexpr std::array<std::string_view, 6> kAxisReductions = {"ReduceSum",   "ReduceSumD", "ReduceMean",
@@ -254,6 +324,7 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
   const bool axis_reduction =
       std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
   if (axis_reduction && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
+  if (const auto pool = ArgmaxPoolOpsPerElement(op_type, kernel)) ops.simple = *pool;
   return ops;
 }
 
