@@ -88,6 +88,19 @@ class Backward {
     return t;
   }
   OpTensor Scalar(ir::DType dtype, int64_t n) { return {next_id_--, dtype, {n}, Format::kNd, false}; }
+  // A per-channel fp32 tensor of an NCHW activation (BN statistics, gamma / beta and their
+  // gradients), laid out by AssignLayouts as NC1HWC0 [1, C1, 1, 1, C0].
+  OpTensor Channel(const OpTensor& x) {
+    return Scalar(ir::DType::kFloat32, x.shape.size() > 1 ? x.shape[1] : 1);
+  }
+  // The per-channel inputs CANN's BNTrainingReduceGrad reads after dy and x: diff_scale,
+  // diff_offset, scale, batch_mean, batch_variance (TBE bn_training_reduce_grad; the calibration's
+  // BNTrainingReduceGrad and FusedDbnDw records carry the same five).
+  std::vector<OpTensor> ReduceGradChannels(const OpTensor& x) {
+    std::vector<OpTensor> out;
+    for (int i = 0; i < 5; ++i) out.push_back(Channel(x));
+    return out;
+  }
 
   DeviceOp& Emit(std::string type, Category cat, Phase phase, std::vector<OpTensor> in,
                  std::vector<OpTensor> out, const std::string& name = "") {
@@ -266,12 +279,11 @@ class Backward {
     if (Has(c, "BNTrainingUpdate")) {
       // dgamma / dbeta; the gradient wrt the normalised input flows on to the BN reduce grad.
       OpTensor x = f.inputs[0];
-      OpTensor stat{
-          next_id_--, ir::DType::kFloat32, {x.shape.size() > 1 ? x.shape[1] : 1}, Format::kNd, false};
       std::vector<OpTensor> dparams;
       for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
-      if (dparams.empty()) dparams = {stat, stat};
-      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, stat, stat}, dparams, name);
+      if (dparams.empty()) dparams = {Channel(x), Channel(x)};
+      // Inputs dy, x, batch_mean, batch_variance (TBE bn_training_update_grad).
+      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, Channel(x), Channel(x)}, dparams, name);
       for (const OpTensor& w : weights) Update(w, name);
       for (const OpTensor& a : acts) {
         if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {dy}, name);
@@ -284,19 +296,26 @@ class Backward {
       OpTensor g = dy;
       if (Has(c, "BNTrainingReduce")) {
         g = Fresh(f.outputs[0]);
+        std::vector<OpTensor> channels = ReduceGradChannels(f.outputs[0]);
         if (FusedDbnDwApplies(f.outputs[0], w)) {
-          Emit("FusedDbnDw", Category::kCube, bw, {a, dy, f.outputs[0]}, {g, ParamGrad(w)}, name);
+          std::vector<OpTensor> in = {a, dy, f.outputs[0]};
+          in.insert(in.end(), channels.begin(), channels.end());
+          Emit("FusedDbnDw", Category::kCube, bw, std::move(in), {g, ParamGrad(w)}, name);
         } else {
-          Emit("BNTrainingReduceGrad", Category::kVector, bw, {dy, f.outputs[0]}, {g}, name);
-          Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+          std::vector<OpTensor> in = {dy, f.outputs[0]};
+          in.insert(in.end(), channels.begin(), channels.end());
+          Emit("BNTrainingReduceGrad", Category::kVector, bw, std::move(in), {g}, name);
+          // MindSpore's operand order: Conv2DBackpropFilter(dout, input), as the records list it.
+          Emit("Conv2DBackpropFilter", Category::kCube, bw, {g, a}, {ParamGrad(w)}, name);
         }
       } else {
-        Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+        Emit("Conv2DBackpropFilter", Category::kCube, bw, {g, a}, {ParamGrad(w)}, name);
         if (weights.size() > 1)
           Emit("BiasAddGrad", Category::kVector, bw, {g}, {ParamGrad(weights[1])}, name);
       }
       for (const OpTensor& p : weights) Update(p, name);
-      Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {w, g}, name);
+      // Conv2DBackpropInput(dout, filter), MindSpore's order, as the records list it.
+      Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {g, w}, name);
       return;
     }
     if (Has(c, "MatMul") || Has(c, "BatchMatMul")) {

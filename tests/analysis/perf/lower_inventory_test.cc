@@ -14,6 +14,7 @@ namespace npugap::analysis::perf {
 namespace {
 
 using namespace lower_test;
+using npugap::testing::ModelBuilder;
 
 Lowering TrainStep(const std::string& precision = "allow_mix_precision") {
   LowerOptions o;
@@ -63,6 +64,124 @@ TEST(LowerCsvTest, OperandsAndNodeNamesStayInsideTheirFields) {
   // A timeline of another lowering is a caller's bug, reported, not written.
   it.kernels.clear();
   EXPECT_FALSE(LoweredKernelsCsv(l, it).ok());
+}
+
+// x[2, CIN, 4, 4] -> Conv 1x1 (CIN -> C) -> BatchNorm -> Relu -> y.
+ModelBuilder ConvBnRelu(int64_t c, int64_t cin) {
+  ModelBuilder b;
+  b.Input("x", {2, cin, 4, 4}).Output("y", {2, c, 4, 4});
+  b.FloatInitializer("w", {c, cin, 1, 1}, Fill(c * cin));
+  for (const char* p : {"s", "b", "m", "v"}) b.FloatInitializer(p, {c}, Fill(c, 1.0f));
+  b.Node("Conv", {"x", "w"}, {"c"}, "conv");
+  b.Node("BatchNormalization", {"c", "s", "b", "m", "v"}, {"n"}, "bn");
+  b.Node("Relu", {"n"}, {"y"}, "relu");
+  return b;
+}
+
+const Kernel* Find(const Lowering& l, const std::string& type, size_t* index = nullptr) {
+  for (size_t i = 0; i < l.kernels.size(); ++i) {
+    if (l.kernels[i].kernel.op_type == type) {
+      if (index) *index = i;
+      return &l.kernels[i].kernel;
+    }
+  }
+  return nullptr;
+}
+
+bool IsChannel5hd(const Operand& o, int64_t c1) {
+  return o.format == "NC1HWC0" && o.shape == std::vector<int64_t>{1, c1, 1, 1, 16};
+}
+
+TEST(LowerInventoryTest, BatchNormKernelsTakePerChannelTensorsIn5hd) {
+  const Lowering l = TrainStep();
+  const Kernel* reduce = Find(l, "FusionOp_Conv2D_BNTrainingReduce");
+  ASSERT_NE(reduce, nullptr);
+  ASSERT_EQ(reduce->outputs.size(), 3u);
+  EXPECT_TRUE(IsChannel5hd(reduce->outputs[1], 1) && IsChannel5hd(reduce->outputs[2], 1));
+  const Kernel* grad = Find(l, "BNTrainingUpdateGrad");
+  ASSERT_NE(grad, nullptr);
+  for (const Operand& o : grad->outputs) EXPECT_TRUE(IsChannel5hd(o, 1)) << o.format;
+  // gamma / beta and the running statistics live in NC1HWC0: no TransData for them, and their
+  // momentum updates run there.
+  for (const auto& k : l.kernels) {
+    if (k.kernel.op_type == "TransData") EXPECT_FALSE(IsChannel5hd(k.kernel.outputs[0], 1));
+  }
+  int bn_updates = 0;
+  for (const auto& k : l.kernels) {
+    if (k.kernel.op_type == "FusedMulApplyMomentum" && IsChannel5hd(k.kernel.inputs[0], 1)) {
+      ++bn_updates;
+      EXPECT_EQ(k.kernel.inputs[2].format, "ND");  // the scalars stay ND
+    }
+  }
+  EXPECT_EQ(bn_updates, 4);  // gamma and beta of two BNs
+}
+
+TEST(LowerInventoryTest, BackwardKernelsCarryMindSporesOperands) {
+  const Lowering l = TrainStep();
+  const Kernel* rg = Find(l, "BNTrainingReduceGrad");
+  ASSERT_NE(rg, nullptr);
+  ASSERT_EQ(rg->inputs.size(), 7u);  // dy, x, diff_scale, diff_offset, scale, batch_mean, batch_variance
+  for (size_t i = 2; i < 7; ++i) EXPECT_TRUE(IsChannel5hd(rg->inputs[i], 1));
+  // Conv2DBackpropFilter(dout, input), on a 16 -> 32 channel convolution: dy has C1 = 2, x C1 = 1.
+  LowerOptions o;
+  o.train = true;
+  o.precision_mode = "allow_mix_precision";
+  auto widen = Lower(Load(ConvBnRelu(32, 16)), Ascend910(), o);
+  ASSERT_TRUE(widen.ok()) << widen.status().message();
+  const Kernel* dw = Find(*widen, "Conv2DBackpropFilter");
+  ASSERT_NE(dw, nullptr);
+  ASSERT_EQ(dw->inputs.size(), 2u);
+  EXPECT_EQ(dw->inputs[0].shape, (std::vector<int64_t>{2, 2, 4, 4, 16}));
+  EXPECT_EQ(dw->inputs[1].shape, (std::vector<int64_t>{2, 1, 4, 4, 16}));
+  EXPECT_EQ(dw->outputs[0].format, "FracZ");
+  // Conv2DBackpropInput(dout, filter): the filter is operand 1, in FRACTAL_Z.
+  const Kernel* dx = Find(l, "FusionOp_Conv2DBackpropInput_AddN_ReluGradV2");
+  ASSERT_NE(dx, nullptr);
+  EXPECT_EQ(dx->inputs[0].format, "NC1HWC0");
+  EXPECT_EQ(dx->inputs[1].format, "FracZ");
+}
+
+TEST(LowerInventoryTest, AtomicCleansZeroTheAccumulatedOutputsOnly) {
+  const Lowering l = TrainStep();
+  size_t at = 0;
+  ASSERT_NE(Find(l, "FusionOp_Conv2D_BNTrainingReduce", &at), nullptr);
+  ASSERT_GT(at, 0u);
+  const Kernel& clean = l.kernels[at - 1].kernel;
+  ASSERT_EQ(clean.op_type, "AtomicAddrClean");
+  // The two BN sums, not the convolution's output.
+  ASSERT_EQ(clean.inputs.size(), 2u);
+  EXPECT_TRUE(IsChannel5hd(clean.inputs[0], 1) && IsChannel5hd(clean.inputs[1], 1));
+}
+
+TEST(LowerInventoryTest, BnUpdateGradAccumulatesAtomicallyOnlyWhenC1CannotFillTheCores) {
+  LowerOptions o;
+  o.train = true;
+  o.precision_mode = "allow_mix_precision";
+  for (const int64_t c : {int64_t{256}, int64_t{512}}) {  // C1 = 16 and 32 on 32 cores
+    auto l = Lower(Load(ConvBnRelu(c, c)), Ascend910(), o);
+    ASSERT_TRUE(l.ok()) << l.status().message();
+    size_t at = 0;
+    ASSERT_NE(Find(*l, "BNTrainingUpdateGrad", &at), nullptr);
+    const bool cleaned = at > 0 && l->kernels[at - 1].kernel.op_type == "AtomicAddrClean";
+    EXPECT_EQ(cleaned, c / 16 < Ascend910().compute.vector_cores.value) << c;
+  }
+}
+
+TEST(LowerInventoryTest, MixedTrainingCastsEachConvolutionFilterOncePerStep) {
+  const Lowering l = TrainStep();
+  int filter_casts = 0;
+  for (const auto& k : l.kernels) {
+    if (k.kernel.op_type != "Cast") continue;
+    EXPECT_EQ(k.phase, Phase::kForward);
+    if (k.kernel.inputs[0].format == "FracZ") {
+      ++filter_casts;
+      EXPECT_EQ(k.kernel.inputs[0].dtype, "float32");
+      EXPECT_EQ(k.kernel.outputs[0].dtype, "float16");
+    }
+  }
+  EXPECT_EQ(filter_casts, 2);
+  // force_fp16 casts them too; must_keep_origin_dtype runs the fp32 model as it is.
+  EXPECT_EQ(TrainStep("must_keep_origin_dtype").casts, 0);
 }
 
 }  // namespace

@@ -216,11 +216,18 @@ TEST(LowerDtypeTest, TrainingCastsMasterWeightsEveryStep) {
   AssignDtypes(Training(Optimizer::kMomentum), "force_fp16", true, &casts);
   EXPECT_GE(casts, 3);
   // Mixed-precision training keeps activations in their stored dtype (the calibration's fp32
-  // labels) and the cube converts on load: no Cast for an fp32 model.
+  // labels) and the cube converts them on load, but each cube op's master weight is converted once
+  // per step (the calibration's one Cast per convolution filter): conv1, conv2, the fc weight and
+  // its bias (fused into the fc MatMul), each cast once although the backward reads them again.
   const auto mixed = AssignDtypes(Training(Optimizer::kMomentum), "allow_mix_precision", true, &casts);
-  EXPECT_EQ(casts, 0);
+  EXPECT_EQ(casts, 4);
   for (const auto& op : mixed) {
-    if (op.op_type == "FusionOp_Conv2D_BNTrainingReduce") EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+    if (op.op_type == "FusionOp_Conv2D_BNTrainingReduce") {
+      EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+      EXPECT_EQ(op.inputs[1].dtype, ir::DType::kFloat16);
+      EXPECT_FALSE(op.inputs[1].weight);  // the step's converted copy
+    }
+    if (op.op_type == "FusedMulApplyMomentum") EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
   }
 }
 
