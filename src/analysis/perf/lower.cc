@@ -177,6 +177,7 @@ Expected<Lowering> Lower(const ir::Model& model, const target::Target& target, c
     switches.passes["ConvBatchnormFusionPass"] = false;
   }
   ops = FuseOps(std::move(ops), switches, options.train, &result.fused_ops);
+  ops = FlattenDenseMatMuls(std::move(ops));
   if (options.train) {
     const bool mixed = result.precision_mode.find("mix") != std::string::npos;
     TrainingInfo info;

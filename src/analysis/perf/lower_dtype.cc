@@ -186,6 +186,10 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
       if (ir::IsFloatingPoint(t.dtype)) {
         // cube_fp16in_fp32out: fp16 operands, fp32 result.
         t.dtype = mode == Mode::kForceFp32 && cube ? ir::DType::kFloat32 : compute;
+        // Mixed-precision training: a cube kernel writes the gradient of the low-precision weight
+        // copy it read in that dtype (the calibration's filter and matmul weight gradients,
+        // FracZ / FRACTAL_NZ float16, next to float32-labelled activations).
+        if (mode == Mode::kMixed && train && cube && t.weight_grad) t.dtype = low;
       }
       current[t.value] = t.dtype;
     }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lower_graph.h"
 #include "npugap/analysis/perf/lower.h"
 
 namespace npugap::analysis::perf {
@@ -202,6 +203,28 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       ops.push_back(std::move(reduce));
     }
     ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+std::vector<DeviceOp> FlattenDenseMatMuls(std::vector<DeviceOp> ops) {
+  // CANN's MatMul kernel is 2-D, and MindSpore's BERT reshapes the hidden state to
+  // [batch * seq, hidden] around every Dense layer: the calibration lists each dense matmul on 2-D
+  // FRACTAL_NZ operands (48x1024x16x16 for 16,384 x 768). Its weight gradient then sums over all
+  // rows in one matmul (k = batch * seq), not over a batch of per-sequence products.
+  for (DeviceOp& op : ops) {
+    if (op.category != Category::kCube || op.op_type.find("BatchMatMul") != std::string::npos ||
+        op.op_type.find("MatMul") == std::string::npos || op.inputs.size() < 2 || !op.inputs[1].weight ||
+        op.inputs[1].shape.size() != 2 || op.inputs[0].shape.size() < 3) {
+      continue;
+    }
+    const auto flatten = [](OpTensor& t) {
+      if (t.shape.size() < 3) return;
+      const int64_t last = t.shape.back();
+      t.shape = ir::Shape{internal::Numel(t.shape) / std::max<int64_t>(last, 1), last};
+    };
+    flatten(op.inputs[0]);
+    for (OpTensor& t : op.outputs) flatten(t);
   }
   return ops;
 }

@@ -204,8 +204,34 @@ class Backward {
   // The gradient of a parameter, as the kernel that computes it writes it.
   OpTensor ParamGrad(const OpTensor& w) {
     auto it = param_grad_.find(w.value);
-    if (it == param_grad_.end()) it = param_grad_.emplace(w.value, Fresh(w)).first;
+    if (it == param_grad_.end()) {
+      OpTensor g = Fresh(w);
+      g.weight_grad = true;
+      it = param_grad_.emplace(w.value, g).first;
+    }
     return it->second;
+  }
+
+  // Mixed-precision training scales the loss, so each parameter gradient is divided by the scale
+  // before an optimizer that does not fold that product in (LAMB, Adam; FusedMulApplyMomentum
+  // does). UB fusion puts the Mul into the matmul that writes the gradient (the calibration's 75
+  // FusionOp_MatMul_Mul weight gradients of BERT); a gradient a vector kernel writes (BiasAddGrad,
+  // LayerNormBetaGammaBackpropV2) gets its own Mul (its 126 Mul kernels on 768 / 3,072 vectors).
+  void Unscale(const OpTensor& g, const std::string& name) {
+    const OpTensor scale = Scalar(ir::DType::kFloat16, 1);
+    for (auto it = out_.rbegin(); it != out_.rend(); ++it) {
+      if (std::none_of(it->outputs.begin(), it->outputs.end(),
+                       [&](const OpTensor& t) { return t.value == g.value; }))
+        continue;
+      if (it->op_type == "MatMul" || it->op_type == "BatchMatMul") {
+        it->op_type = "FusionOp_" + it->op_type + "_Mul";
+        it->inputs.push_back(scale);
+        it->fused_by = "TbeMatmulElemwiseFusionPass";
+        return;
+      }
+      break;
+    }
+    Emit("Mul", Category::kVector, Phase::kBackward, {g, scale}, {g}, name);
   }
 
   // Optimizer kernels for one parameter, right after its gradient (MindSpore interleaves them).
@@ -214,6 +240,7 @@ class Backward {
     parameters_ += Numel(w.shape);
     gradient_bytes_ += Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(w.dtype));
     OpTensor g = ParamGrad(w);
+    if (mixed_ && opt_ != Optimizer::kMomentum) Unscale(g, name);
     OpTensor w32 = w;
     w32.dtype = ir::DType::kFloat32;
     OpTensor s = Scalar(ir::DType::kFloat32, 1);

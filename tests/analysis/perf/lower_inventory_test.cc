@@ -184,5 +184,76 @@ TEST(LowerInventoryTest, MixedTrainingCastsEachConvolutionFilterOncePerStep) {
   EXPECT_EQ(TrainStep("must_keep_origin_dtype").casts, 0);
 }
 
+// x[2, 4, 8] -> MatMul(w 8x6) -> Add(bias) -> y[2, 4, 6]: a dense layer on a sequence.
+ModelBuilder DenseOnSequence() {
+  ModelBuilder b;
+  b.Input("x", {2, 4, 8}).Output("y", {2, 4, 6});
+  b.FloatInitializer("w", {8, 6}, Fill(48)).FloatInitializer("b", {6}, Fill(6));
+  b.Node("MatMul", {"x", "w"}, {"m"}, "dense");
+  b.Node("Add", {"m", "b"}, {"y"}, "bias");
+  return b;
+}
+
+TEST(LowerInventoryTest, DenseLayersRunAsOneTwoDimensionalMatMul) {
+  const auto ops = FlattenDenseMatMuls(FuseOps(Mapped(Load(DenseOnSequence()), true), {}, true));
+  ASSERT_EQ(ops.size(), 1u);  // MatMul + bias
+  EXPECT_EQ(ops[0].inputs[0].shape, (ir::Shape{8, 8}));
+  EXPECT_EQ(ops[0].inputs[1].shape, (ir::Shape{8, 6}));
+  EXPECT_EQ(ops[0].outputs[0].shape, (ir::Shape{8, 6}));
+  // The weight gradient then sums over all 8 rows in one matmul: x^T [8 x 8] by dy [8 x 6].
+  const auto train = AddTraining(ops, Optimizer::kMomentum, true);
+  int dw = 0;
+  for (const auto& op : train) {
+    if (op.op_type == "MatMul" && op.phase == Phase::kBackward && op.outputs[0].shape == ir::Shape{8, 6}) {
+      ++dw;
+      EXPECT_EQ(op.inputs[0].shape, (ir::Shape{8, 8}));
+      EXPECT_EQ(op.inputs[1].shape, (ir::Shape{8, 6}));
+    }
+  }
+  EXPECT_EQ(dw, 1);
+}
+
+TEST(LowerInventoryTest, LossScaledGradientsAreUnscaledInTheirProducerOrByAMul) {
+  LowerOptions o;
+  o.train = true;
+  o.precision_mode = "allow_mix_precision";
+  o.optimizer = Optimizer::kLamb;
+  auto l = Lower(Load(DenseOnSequence()), Ascend910(), o);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  const Kernel* dw = Find(*l, "FusionOp_MatMul_Mul");
+  ASSERT_NE(dw, nullptr);  // the weight gradient's matmul takes the 1 / loss-scale product
+  EXPECT_EQ(dw->inputs.size(), 3u);
+  // ... and writes the gradient of the fp16 weight copy in fp16.
+  EXPECT_EQ(dw->outputs[0].dtype, "float16");
+  size_t at = 0;
+  ASSERT_NE(Find(*l, "BiasAddGrad", &at), nullptr);
+  int muls = 0;
+  for (const auto& k : l->kernels) muls += k.kernel.op_type == "Mul" ? 1 : 0;
+  EXPECT_EQ(muls, 1);  // the bias gradient, written by a vector kernel
+  // Momentum folds the product into FusedMulApplyMomentum; fp32 training has no loss scale.
+  o.optimizer = Optimizer::kMomentum;
+  auto m = Lower(Load(DenseOnSequence()), Ascend910(), o);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(Find(*m, "FusionOp_MatMul_Mul"), nullptr);
+  EXPECT_EQ(Find(*m, "Mul"), nullptr);
+  o.optimizer = Optimizer::kLamb;
+  o.precision_mode = "must_keep_origin_dtype";
+  auto fp32 = Lower(Load(DenseOnSequence()), Ascend910(), o);
+  ASSERT_TRUE(fp32.ok());
+  EXPECT_EQ(Find(*fp32, "FusionOp_MatMul_Mul"), nullptr);
+}
+
+TEST(LowerInventoryTest, MixedTrainingWritesFilterGradientsInFp16) {
+  for (const auto& k : TrainStep().kernels) {
+    if (k.kernel.op_type == "Conv2DBackpropFilter") {
+      EXPECT_EQ(k.kernel.outputs[0].format, "FracZ");
+      EXPECT_EQ(k.kernel.outputs[0].dtype, "float16");
+    }
+  }
+  for (const auto& k : TrainStep("must_keep_origin_dtype").kernels) {
+    if (k.kernel.op_type == "Conv2DBackpropFilter") EXPECT_EQ(k.kernel.outputs[0].dtype, "float32");
+  }
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
