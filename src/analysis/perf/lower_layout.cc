@@ -100,12 +100,17 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
     // Follow ops take the format of their first operand of rank >= 2 if every such operand can be
     // read in it (same last dims for NZ, same channels for 5HD); else ND.
     Format follow = Format::kNd;
+    // LayerNorm's per-row statistics ([rows, 1]) stay ND beside NZ data (the BERT records).
+    const auto row_stat = [&](const OpTensor& t) {
+      return StartsWith(op.op_type, "LayerNorm") && t.shape.size() >= 2 && t.shape.back() == 1 &&
+             !op.inputs.empty() && op.inputs[0].shape.size() >= 2 && op.inputs[0].shape.back() > 1;
+    };
     if (family == Family::kFollow && !op.inputs.empty()) {
       auto it = where.find(op.inputs[0].value);
       const Format f = it != where.end() ? it->second.format : Format::kNd;
       bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ;
       for (const OpTensor& t : op.inputs) {
-        if (t.shape.size() < 2) continue;
+        if (t.shape.size() < 2 || row_stat(t)) continue;
         if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
         if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
         if (f == Format::kFractalZ && t.shape != op.inputs[0].shape) ok = false;
@@ -130,7 +135,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
           return t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
         case Family::kFollow:
           if (per_channel(t)) return Format::kNc1hwc0;
-          return t.shape.size() >= 2 ? follow : Format::kNd;
+          return t.shape.size() >= 2 && !row_stat(t) ? follow : Format::kNd;
         case Family::kNd:
           return Format::kNd;
       }
@@ -192,7 +197,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
           f = t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
           break;
         case Family::kFollow:
-          f = per_channel(t) ? Format::kNc1hwc0 : t.shape.size() >= 2 ? follow : Format::kNd;
+          f = per_channel(t) ? Format::kNc1hwc0 : t.shape.size() >= 2 && !row_stat(t) ? follow : Format::kNd;
           break;
         case Family::kNd:
           f = Format::kNd;

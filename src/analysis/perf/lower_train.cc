@@ -394,10 +394,8 @@ class Backward {
       // output's size per input (named like the simplest such CANN kernel).
       grad_type = c.size() > 1 && internal::IsElementwise(c[0]) ? "Mul" : f.op_type + "Grad";
     if (Has(c, "LayerNorm")) {
-      std::vector<OpTensor> dparams;
-      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
-      Emit("LayerNormBetaGammaBackpropV2", Category::kVector, bw, {dy, f.inputs[0]}, dparams, name);
-      for (const OpTensor& p : weights) Update(p, name);
+      LayerNormBackward(f, dy, acts, weights);
+      return;
     }
     if (Has(c, "Gather") && !weights.empty()) {
       Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {ParamGrad(weights[0])}, name);
@@ -418,6 +416,41 @@ class Backward {
       if (f.op_type == "ReduceMean" && !type.empty())
         Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);
     }
+  }
+
+  // CANN's LayerNorm writes y, mean and variance (one per row, [rows, 1]); its backward is
+  // LayerNormXBackpropV2(dy, x, variance, mean, gamma) -> (dx, res_for_gamma), then
+  // LayerNormBetaGammaBackpropV2(dy, res_for_gamma) -> (dgamma, dbeta) (TBE's layer_norm_x_backprop_v2
+  // / layer_norm_beta_gamma_backprop_v2; the BERT calibration records list these operands).
+  void LayerNormBackward(const DeviceOp& f, const OpTensor& dy, const std::vector<OpTensor>& acts,
+                         const std::vector<OpTensor>& weights) {
+    const OpTensor& x = f.inputs[0];
+    const int64_t features = x.shape.empty() ? 1 : x.shape.back();
+    const int64_t rows = Numel(x.shape) / std::max<int64_t>(features, 1);
+    const OpTensor mean{next_id_--, ir::DType::kFloat32, {rows, 1}, Format::kNd, false};
+    const OpTensor variance{next_id_--, ir::DType::kFloat32, {rows, 1}, Format::kNd, false};
+    // The forward kernel is out_[its index in fwd_] (out_ starts as a copy of fwd_).
+    out_[static_cast<size_t>(&f - fwd_.data())].outputs.push_back(mean);
+    out_[static_cast<size_t>(&f - fwd_.data())].outputs.push_back(variance);
+    std::vector<OpTensor> in = {dy, x, variance, mean};
+    if (!weights.empty()) in.push_back(weights[0]);
+    const OpTensor res = Fresh(x);
+    bool res_written = false;
+    for (const OpTensor& a : acts) {
+      const size_t before = out_.size();
+      Contribute(a, "LayerNormXBackpropV2", Category::kVector, Phase::kBackward, in, f.name);
+      for (size_t i = before; i < out_.size(); ++i) {
+        if (out_[i].op_type != "LayerNormXBackpropV2") continue;
+        out_[i].outputs.push_back(res);
+        res_written = true;
+      }
+    }
+    // Without an input gradient (x is a graph input) the gamma / beta gradient reads x itself.
+    std::vector<OpTensor> dparams;
+    for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+    Emit("LayerNormBetaGammaBackpropV2", Category::kVector, Phase::kBackward, {dy, res_written ? res : x},
+         dparams, f.name);
+    for (const OpTensor& p : weights) Update(p, f.name);
   }
 
   const std::vector<DeviceOp>& fwd_;

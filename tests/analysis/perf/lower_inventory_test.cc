@@ -255,5 +255,43 @@ TEST(LowerInventoryTest, MixedTrainingWritesFilterGradientsInFp16) {
   }
 }
 
+TEST(LowerInventoryTest, LayerNormKeepsItsRowStatisticsForTheBackward) {
+  // x[4, 8, 32] + position embedding -> LayerNormalization -> dense 32 -> 16 -> y.
+  ModelBuilder b(17);
+  b.Input("x", {4, 8, 32}).Output("y", {4, 8, 16});
+  b.FloatInitializer("pe", {8, 32}, Fill(8 * 32));
+  b.FloatInitializer("g", {32}, Fill(32)).FloatInitializer("beta", {32}, Fill(32));
+  b.FloatInitializer("w", {32, 16}, Fill(32 * 16));
+  b.Node("Add", {"x", "pe"}, {"e"}, "embed");
+  b.Node("LayerNormalization", {"e", "g", "beta"}, {"ln"}, "ln");
+  b.Node("MatMul", {"ln", "w"}, {"y"}, "dense");
+  LowerOptions o;
+  o.train = true;
+  o.precision_mode = "allow_mix_precision";
+  o.optimizer = Optimizer::kLamb;
+  auto l = Lower(Load(b), Ascend910(), o);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  const Kernel* fwd = Find(*l, "LayerNorm");
+  ASSERT_NE(fwd, nullptr);
+  ASSERT_EQ(fwd->outputs.size(), 3u);  // y, mean, variance
+  EXPECT_EQ(fwd->outputs[1].shape, (std::vector<int64_t>{32, 1}));
+  EXPECT_EQ(fwd->outputs[1].format, "ND");
+  size_t xat = 0, gat = 0;
+  const Kernel* dx = Find(*l, "LayerNormXBackpropV2", &xat);
+  const Kernel* dg = Find(*l, "LayerNormBetaGammaBackpropV2", &gat);
+  ASSERT_NE(dx, nullptr);
+  ASSERT_NE(dg, nullptr);
+  ASSERT_EQ(dx->inputs.size(), 5u);  // dy, x, variance, mean, gamma
+  EXPECT_EQ(dx->inputs[2].shape, (std::vector<int64_t>{32, 1}));
+  ASSERT_EQ(dx->outputs.size(), 2u);  // dx, res_for_gamma
+  EXPECT_LT(xat, gat);                // the gamma / beta gradient reads res_for_gamma
+  ASSERT_EQ(dg->inputs.size(), 2u);
+  EXPECT_EQ(dg->inputs[1].shape, dx->outputs[1].shape);
+  // The statistics stay ND without TransData; the data keeps the matmul's FRACTAL_NZ.
+  for (const auto& k : l->kernels) {
+    if (k.kernel.op_type == "TransData") EXPECT_NE(k.kernel.inputs[0].shape.back(), 1);
+  }
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
