@@ -99,9 +99,9 @@ std::vector<Operand> AccumulatedOutputs(const DeviceOp& op, const target::Target
 // BNTrainingUpdateGrad sums dy and dy * x over N, H and W for each channel. With at least as many
 // C1 planes as cores the cores split C1 and each writes its own channels; with fewer they split
 // N and add their partial sums atomically. Found in the ResNet-50 calibration (an AtomicAddrClean
-// before each of the 31 with C1 <= 16, none before the 22 with C1 >= 32, 32 cores) and
-// consistent with TBE's bn_training_update_grad tiling, which falls back to an N split with atomic
-// add when C1 cannot fill the cores.
+// before each of the 31 with C1 <= 16, none before the 22 with C1 >= 32, 32 cores). The split
+// rule is the explanation that fits those records; TBE's bn_training_update_grad tiling was not
+// read to confirm it.
 bool NeedsAtomicClean(const DeviceOp& op, const target::Target& target) {
   if (!op.atomic_output || op.outputs.empty() || !target.is_ascend()) return false;
   if (op.op_type != "BNTrainingUpdateGrad" || op.inputs.empty()) return true;

@@ -49,8 +49,8 @@ bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
 }
 
 // BatchNorm's kernels (and the convolutions they are fused into) take their per-channel tensors
-// (statistics, gamma / beta and their gradients) in NC1HWC0 as [1, C1, 1, 1, C0]: TBE's
-// bn_training_* ops declare every operand NC1HWC0, and the calibration records list them so.
+// (statistics, gamma / beta and their gradients) in NC1HWC0 as [1, C1, 1, 1, C0], as every BN
+// record of the ResNet-50 calibration lists them.
 bool TakesChannelsIn5hd(const std::string& t) { return Contains(t, "BNTraining") || t == "FusedDbnDw"; }
 
 // The format a conv-family op wants for one operand.
