@@ -183,8 +183,18 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
         op.inputs[0].shape.size() > 2) {
       op.op_type = "BatchMatMul";
     }
-    // Reshape + Transpose of a matmul result is one ConfusionTransposeD kernel (BERT's heads).
-    if (node.op_type == "Transpose" && node.HasInput(0) && alias.count(node.inputs[0])) {
+    // Reshape + Transpose of a matmul result is one ConfusionTransposeD kernel (BERT's heads), and
+    // so is Transpose + Reshape (the attention context merged back into the hidden state): the op
+    // takes both orders (its transpose_first attribute). The BERT calibration has 96, four per
+    // layer each way, and no TransposeD.
+    const auto only_views_read = [&](int v) {
+      const auto& readers = g.values[static_cast<size_t>(v)].consumers;
+      return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
+        return g.nodes[static_cast<size_t>(r)].op_type == "Reshape";
+      });
+    };
+    if (node.op_type == "Transpose" && node.HasInput(0) &&
+        (alias.count(node.inputs[0]) || (!node.outputs.empty() && only_views_read(node.outputs[0])))) {
       op.op_type = "ConfusionTransposeD";
     }
     // Training BatchNorm is two kernels: the batch statistics (BNTrainingReduce) and the

@@ -293,5 +293,27 @@ TEST(LowerInventoryTest, LayerNormKeepsItsRowStatisticsForTheBackward) {
   }
 }
 
+TEST(LowerInventoryTest, TransposeThenReshapeIsOneConfusionTranspose) {
+  // x[2, 4, 3, 16] -> Transpose(0, 2, 1, 3) -> Reshape [2, 3, 64] -> Relu: the attention context
+  // merged back into the hidden state.
+  ModelBuilder b;
+  b.Input("x", {2, 4, 3, 16}).Output("y", {2, 3, 64});
+  b.Node("Transpose", {"x"}, {"t"}, "context");
+  auto* graph = b.proto().mutable_graph();
+  auto* perm = graph->mutable_node(0)->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  for (int64_t d : {0, 2, 1, 3}) perm->add_ints(d);
+  auto* shape = graph->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(3);
+  for (int64_t d : {2, 3, 64}) shape->add_int64_data(d);
+  b.Node("Reshape", {"t", "shape"}, {"r"}, "merge");
+  b.Node("Relu", {"r"}, {"y"}, "act");
+  const auto t = Types(Mapped(Load(b), false));
+  EXPECT_EQ(t, (std::vector<std::string>{"ConfusionTransposeD", "Relu"}));
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
