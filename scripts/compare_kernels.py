@@ -12,6 +12,7 @@ signatures (format:dtype:shape) of that type on each side with their counts.
 import argparse
 import collections
 import csv
+import signal
 import sys
 
 
@@ -80,4 +81,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

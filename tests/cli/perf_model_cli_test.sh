@@ -104,6 +104,11 @@ assert all(int(r['block_dim']) > 0 for r in rows)"
 "$NPUGAP" perf --kernels "$TMP/lowered.csv" --target ascend910 --json > "$TMP/ko_cal.json"
 check "--kernels-out is read back by perf --kernels and re-predicted to its own times" json_true \
   "$TMP/ko_cal.json" "j['records'] > 0 and abs(j['sum_error_pct']) < 0.1 and j['unknown'] == []"
+"$NPUGAP" perf --kernels "$TMP/lowered.csv" --target ascend910 --out "$TMP/lowered_pred.csv" > /dev/null
+py "$HERE/../../scripts/compare_kernels.py" "$TMP/lowered.csv" "$TMP/lowered_pred.csv" --detail Cast > "$TMP/cmp.txt"
+check "compare_kernels.py: the same inventory on both sides" py -c "
+rows = [l.split() for l in open('$TMP/cmp.txt') if l.startswith('all ')]
+assert rows and rows[0][1] == rows[0][2] and abs(float(rows[0][3]) - float(rows[0][4])) < 0.01, rows"
 
 # --- bad input: exit 2, one line -------------------------------------------------------------------
 expect_error "unknown mode lists the valid ones" "valid: graph, eager" "$NPUGAP" perf "$NET" --mode sink
