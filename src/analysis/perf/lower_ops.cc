@@ -222,19 +222,59 @@ std::vector<DeviceOp> FlattenDenseMatMuls(std::vector<DeviceOp> ops) {
   // [batch * seq, hidden] around every Dense layer: the calibration lists each dense matmul on 2-D
   // FRACTAL_NZ operands (48x1024x16x16 for 16,384 x 768). Its weight gradient then sums over all
   // rows in one matmul (k = batch * seq), not over a batch of per-sequence products.
+  const auto flatten = [](OpTensor& t) {
+    if (t.shape.size() < 3) return false;
+    const int64_t last = t.shape.back();
+    t.shape = ir::Shape{internal::Numel(t.shape) / std::max<int64_t>(last, 1), last};
+    return true;
+  };
+  std::unordered_set<int> hidden;  // values held as [rows, features]
   for (DeviceOp& op : ops) {
     if (op.category != Category::kCube || op.op_type.find("BatchMatMul") != std::string::npos ||
         op.op_type.find("MatMul") == std::string::npos || op.inputs.size() < 2 || !op.inputs[1].weight ||
         op.inputs[1].shape.size() != 2 || op.inputs[0].shape.size() < 3) {
       continue;
     }
-    const auto flatten = [](OpTensor& t) {
-      if (t.shape.size() < 3) return;
-      const int64_t last = t.shape.back();
-      t.shape = ir::Shape{internal::Numel(t.shape) / std::max<int64_t>(last, 1), last};
-    };
-    flatten(op.inputs[0]);
-    for (OpTensor& t : op.outputs) flatten(t);
+    if (flatten(op.inputs[0])) hidden.insert(op.inputs[0].value);
+    for (OpTensor& t : op.outputs) {
+      if (flatten(t)) hidden.insert(t.value);
+    }
+  }
+  // The hidden state stays 2-D between the dense layers (the records' LayerNorm, dropout and
+  // residual Add kernels are on the same 48x1024x16x16): an elementwise-like kernel with one such
+  // operand holds its other operands of that size as [rows, features] too; any other kernel
+  // (a ConfusionTransposeD into the attention heads, the embedding Gather) holds only the operands
+  // it shares with the hidden state so. Repeated until nothing changes, forward and backward.
+  const auto spreads = [](const DeviceOp& op) {
+    const std::string& t = op.op_type;
+    return internal::IsElementwise(t) || t.rfind("LayerNorm", 0) == 0 || t == "DropoutDoMask" ||
+           t == "AddN" || t == "Cast" || (t.rfind("FusionOp_", 0) == 0 && op.category == Category::kVector);
+  };
+  const auto visit = [&](DeviceOp& op) {
+    bool changed = false;
+    int64_t size = -1;
+    for (auto* list : {&op.inputs, &op.outputs}) {
+      for (OpTensor& t : *list) {
+        if (!hidden.count(t.value)) continue;
+        changed |= flatten(t);
+        size = internal::Numel(t.shape);
+      }
+    }
+    if (size < 0 || !spreads(op)) return changed;
+    for (auto* list : {&op.inputs, &op.outputs}) {
+      for (OpTensor& t : *list) {
+        if (t.shape.size() < 3 || internal::Numel(t.shape) != size) continue;
+        flatten(t);
+        hidden.insert(t.value);
+        changed = true;
+      }
+    }
+    return changed;
+  };
+  for (bool changed = !hidden.empty(); changed;) {
+    changed = false;
+    for (DeviceOp& op : ops) changed |= visit(op);
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) changed |= visit(*it);
   }
   return ops;
 }

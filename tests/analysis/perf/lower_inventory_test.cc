@@ -255,8 +255,8 @@ TEST(LowerInventoryTest, MixedTrainingWritesFilterGradientsInFp16) {
   }
 }
 
-TEST(LowerInventoryTest, LayerNormKeepsItsRowStatisticsForTheBackward) {
-  // x[4, 8, 32] + position embedding -> LayerNormalization -> dense 32 -> 16 -> y.
+// x[4, 8, 32] + position embedding -> LayerNormalization -> dense 32 -> 16 -> y.
+ModelBuilder LayerNormThenDense() {
   ModelBuilder b(17);
   b.Input("x", {4, 8, 32}).Output("y", {4, 8, 16});
   b.FloatInitializer("pe", {8, 32}, Fill(8 * 32));
@@ -265,6 +265,24 @@ TEST(LowerInventoryTest, LayerNormKeepsItsRowStatisticsForTheBackward) {
   b.Node("Add", {"x", "pe"}, {"e"}, "embed");
   b.Node("LayerNormalization", {"e", "g", "beta"}, {"ln"}, "ln");
   b.Node("MatMul", {"ln", "w"}, {"y"}, "dense");
+  return b;
+}
+
+TEST(LowerInventoryTest, TheHiddenStateStaysTwoDimensionalAroundDenseLayers) {
+  const auto ops = FlattenDenseMatMuls(FuseOps(Mapped(Load(LayerNormThenDense()), false), {}, false));
+  ASSERT_EQ(Types(ops), (std::vector<std::string>{"Add", "LayerNorm", "MatMul"}));
+  // The LayerNorm and the Add before it, which share the dense layer's input, hold it as
+  // [rows, features]; the [8, 32] position embedding keeps its shape.
+  EXPECT_EQ(ops[1].inputs[0].shape, (ir::Shape{32, 32}));
+  EXPECT_EQ(ops[1].outputs[0].shape, (ir::Shape{32, 32}));
+  EXPECT_EQ(ops[0].inputs[0].shape, (ir::Shape{32, 32}));
+  EXPECT_EQ(ops[0].inputs[1].shape, (ir::Shape{8, 32}));
+  EXPECT_EQ(ops[0].outputs[0].shape, (ir::Shape{32, 32}));
+  EXPECT_EQ(ops[1].inputs[1].shape, (ir::Shape{32}));  // gamma
+}
+
+TEST(LowerInventoryTest, LayerNormKeepsItsRowStatisticsForTheBackward) {
+  const ModelBuilder b = LayerNormThenDense();
   LowerOptions o;
   o.train = true;
   o.precision_mode = "allow_mix_precision";
