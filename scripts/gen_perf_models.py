@@ -2,7 +2,7 @@
 """Writes the models of the end-to-end performance checks (docs/fidelity.md, perf section).
 
 Usage:
-  /usr/bin/python3 scripts/gen_perf_models.py OUT_DIR [--only resnet50_train,bert_large]
+  /usr/bin/python3 scripts/gen_perf_models.py OUT_DIR [--only resnet50_train,bert_large,bert_base]
 
   OUT_DIR/resnet50_train.onnx  torchvision ResNet-50 exported in training mode (BatchNorm kept as
                                BatchNormalization nodes, not folded into the convolutions as an
@@ -14,6 +14,9 @@ Usage:
                                sequence and the next-sentence head. Built with onnx.helper, not
                                traced: its 340 M float16 weights are external data in a sparse
                                file (no disk blocks, no weights in memory while writing).
+  OUT_DIR/bert_base.onnx       the same pretraining graph at BERT-base size (12 layers, hidden
+                               768, 12 heads, ffn 3,072, vocab 21,128), the workload of
+                               shared/calibration/ascend910/bert_seq128_bs32_train.csv.
 Needs Debian's Python (/usr/bin/python3: torch 1.13, torchvision 0.14, onnx 1.12).
 """
 
@@ -140,17 +143,25 @@ class Bert:
                   helper.make_tensor_value_info("masked_positions", TensorProto.INT32, ["masked"])]
         outputs = [helper.make_tensor_value_info("mlm_logits", TensorProto.FLOAT16, ["masked", self.V]),
                    helper.make_tensor_value_info("nsp_logits", TensorProto.FLOAT16, [batch, 2])]
-        graph = helper.make_graph(self.nodes, "bert_large_pretraining", inputs, outputs, self.inits)
+        graph = helper.make_graph(self.nodes, f"bert_{self.L}l_pretraining", inputs, outputs, self.inits)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="npugap")
 
 
-def bert_large(path):
+def bert(path, **size):
     data = os.path.basename(path) + ".data"
-    b = Bert()
+    b = Bert(**size)
     model = b.build(data)
     with open(os.path.join(os.path.dirname(path), data), "wb") as f:
         f.truncate(b.offset)  # sparse: zeros without disk blocks
     onnx.save(model, path)
+
+
+def bert_large(path):
+    bert(path)
+
+
+def bert_base(path):
+    bert(path, layers=12, hidden=768, heads=12, ffn=3072)
 
 
 def main():
@@ -159,7 +170,7 @@ def main():
     ap.add_argument("--only", default="resnet50_train,bert_large")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
-    makers = {"resnet50_train": resnet50_train, "bert_large": bert_large}
+    makers = {"resnet50_train": resnet50_train, "bert_large": bert_large, "bert_base": bert_base}
     for name in a.only.split(","):
         if name not in makers:
             sys.exit(f"unknown model {name} (expected {', '.join(makers)})")

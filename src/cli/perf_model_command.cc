@@ -13,6 +13,7 @@
 #include "npugap/analysis/perf/iteration.h"
 #include "npugap/analysis/perf/kernel.h"
 #include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower_csv.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/onnx/io_files.h"
 
@@ -134,6 +135,9 @@ void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& o) {
   cmd.add_option("--compare-with", o.compare_with,
                  "the same model on a development target: cpu-dev | h200 | ...");
   cmd.add_option("--trace", o.trace, "write a Chrome-trace JSON timeline (Perfetto)");
+  cmd.add_option(
+      "--kernels-out", o.kernels_out,
+      "write the lowered kernels as calibration CSV (op_type, block_dim, inputs, outputs, time_us)");
   cmd.add_option("--top", o.top, "kernels listed (default 10)");
 }
 
@@ -188,6 +192,13 @@ int RunPerfModel(const PerfModelOptions& o, const TargetOptions& target_options,
   }
   if (!o.trace.empty()) {
     if (auto s = onnx_import::WriteFileAtomically(o.trace, ChromeTrace(*p)); !s.ok()) return ReportError(s);
+  }
+  if (!o.kernels_out.empty()) {
+    auto csv = perf::LoweredKernelsCsv(p->lowering, p->iteration);
+    if (!csv.ok()) return ReportError(csv.status());
+    if (auto s = onnx_import::WriteFileAtomically(o.kernels_out, *csv); !s.ok()) {
+      return ReportError(s.WithContext("--kernels-out"));
+    }
   }
   const auto& it = p->iteration;
   const auto& low = p->lowering;
@@ -290,6 +301,7 @@ int RunPerfModel(const PerfModelOptions& o, const TargetOptions& target_options,
                              perf::BoundName(k.bound), k.name);
   }
   if (!o.trace.empty()) std::cout << "trace      " << o.trace << "\n";
+  if (!o.kernels_out.empty()) std::cout << "kernels    " << o.kernels_out << "\n";
   return kExitOk;
 }
 

@@ -24,6 +24,7 @@ struct PerfModelOptions {
   int64_t ranks = 1;
   std::string compare_with;
   std::string trace;
+  std::string kernels_out;  // --kernels-out: the lowered kernels in the calibration CSV format
   int top = 10;
 };
 

@@ -93,6 +93,22 @@ printf 'TbeConvElemwiseFusionPass:off\n' > "$TMP/fusion.cfg"
 "$NPUGAP" perf "$NET" --target ascend910 --fusion-switch-file "$TMP/fusion.cfg" --json > "$TMP/fs.json"
 check "fusion switch file turns the conv+relu fusion off" json_true "$TMP/fs.json" \
   "not any(k['op_type'] == 'FusionOp_Conv2D_Relu' for k in j['kernels'])"
+"$NPUGAP" perf "$RES" --target ascend910 --batch 32 --train --precision-mode allow_mix_precision --json \
+  --kernels-out "$TMP/lowered.csv" > "$TMP/ko.json"
+check "--kernels-out exit 0" test $? -eq 0
+check "--kernels-out: one row per lowered kernel, the calibration columns first" py -c "
+import csv, json; rows = list(csv.DictReader(open('$TMP/lowered.csv'))); j = json.load(open('$TMP/ko.json'))
+assert list(rows[0])[:5] == ['op_type', 'block_dim', 'inputs', 'outputs', 'time_us'], list(rows[0])
+assert [r['op_type'] for r in rows] == [k['op_type'] for k in j['kernels']]
+assert all(int(r['block_dim']) > 0 for r in rows)"
+"$NPUGAP" perf --kernels "$TMP/lowered.csv" --target ascend910 --json > "$TMP/ko_cal.json"
+check "--kernels-out is read back by perf --kernels and re-predicted to its own times" json_true \
+  "$TMP/ko_cal.json" "j['records'] > 0 and abs(j['sum_error_pct']) < 0.1 and j['unknown'] == []"
+"$NPUGAP" perf --kernels "$TMP/lowered.csv" --target ascend910 --out "$TMP/lowered_pred.csv" > /dev/null
+py "$HERE/../../scripts/compare_kernels.py" "$TMP/lowered.csv" "$TMP/lowered_pred.csv" --detail Cast > "$TMP/cmp.txt"
+check "compare_kernels.py: the same inventory on both sides" py -c "
+rows = [l.split() for l in open('$TMP/cmp.txt') if l.startswith('all ')]
+assert rows and rows[0][1] == rows[0][2] and abs(float(rows[0][3]) - float(rows[0][4])) < 0.01, rows"
 
 # --- bad input: exit 2, one line -------------------------------------------------------------------
 expect_error "unknown mode lists the valid ones" "valid: graph, eager" "$NPUGAP" perf "$NET" --mode sink
@@ -111,6 +127,8 @@ expect_error "bad fusion switch line names file and line" "bad.cfg:1" "$NPUGAP" 
 expect_error "symbolic batch unbound" "static shape" "$NPUGAP" perf "$RES"
 expect_error "trace into a missing folder" "no_dir" "$NPUGAP" perf "$NET" --trace "$TMP/no_dir/t.json"
 check "no partial trace file" test ! -e "$TMP/no_dir/t.json"
+expect_error "kernels-out into a missing folder" "--kernels-out" "$NPUGAP" perf "$NET" --kernels-out "$TMP/no_dir/k.csv"
+check "no partial kernels file" test ! -e "$TMP/no_dir/k.csv"
 
 echo "perf_model_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

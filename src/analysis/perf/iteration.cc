@@ -62,6 +62,8 @@ Expected<IterationResult> SimulateIteration(const Lowering& lowering, const targ
     if (!c.known) unknown.insert(lk.kernel.op_type);
     distinct.insert(Signature(lk.kernel));
     double kernel_us = std::max(0.0, c.time_us);
+    t.kernel_us = kernel_us;
+    t.block_dim = c.block_dim;
     if (o.mode == ExecMode::kGraph) {
       t.start_us = device_t;
       t.time_us = kernel_us + launch_us;

@@ -134,24 +134,30 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
       }
       auto it = current.find(t.value);
       const ir::DType have = it != current.end() ? it->second : t.dtype;
+      // Mixed-precision training runs every cube op on a copy of its master weight converted that
+      // step: in the calibration each of ResNet-50's 53 convolution filters and its fc weight, and
+      // each of BERT's matmul weights, has one Cast per step before its first cube kernel. A weight
+      // already stored in the compute dtype (an fp32 model) is converted to the low dtype.
+      const ir::DType want =
+          mode == Mode::kMixed && train && cube && t.weight && have == compute ? low : compute;
       // Optimizer kernels read fp16 gradients next to fp32 master weights and states as they
       // are; side tensors no kernel writes (BN statistics, labels) are stored as they are read.
       if (optimizer || (it == current.end() && !t.weight && t.value < 0)) continue;
       // Vector kernels read tensors no kernel writes (BN running statistics, masks, biases) in
       // the dtype they are stored in.
       if (it == current.end() && !cube) continue;
-      if (have == compute) {
-        t.dtype = compute;
+      if (have == want) {
+        t.dtype = want;
         continue;
       }
       if (t.weight && !train) {  // converted offline by ATC
-        t.dtype = compute;
+        t.dtype = want;
         continue;
       }
       // Vector kernels read their parameters (BN scale / offset, LayerNorm gamma / beta, biases)
       // in the dtype they are stored in: no per-step Cast (the calibration's BN kernels).
       if (t.weight && !cube) continue;
-      auto key = std::make_pair(t.value, compute);
+      auto key = std::make_pair(t.value, want);
       auto c = cast_of.find(key);
       if (c == cast_of.end()) {
         DeviceOp cast;
@@ -162,24 +168,28 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
         OpTensor in = t;
         in.dtype = have;
         OpTensor o = t;
-        o.dtype = compute;
+        o.dtype = want;
         o.value = next_id--;
         o.weight = false;
         cast.inputs = {in};
         cast.outputs = {o};
         c = cast_of.emplace(key, o.value).first;
-        current[o.value] = compute;
+        current[o.value] = want;
         out.push_back(std::move(cast));
         ++inserted;
       }
       t.value = c->second;
       t.weight = false;
-      t.dtype = compute;
+      t.dtype = want;
     }
     for (OpTensor& t : op.outputs) {
       if (ir::IsFloatingPoint(t.dtype)) {
         // cube_fp16in_fp32out: fp16 operands, fp32 result.
         t.dtype = mode == Mode::kForceFp32 && cube ? ir::DType::kFloat32 : compute;
+        // Mixed-precision training: a cube kernel writes the gradient of the low-precision weight
+        // copy it read in that dtype (the calibration's filter and matmul weight gradients,
+        // FracZ / FRACTAL_NZ float16, next to float32-labelled activations).
+        if (mode == Mode::kMixed && train && cube && t.weight_grad) t.dtype = low;
       }
       current[t.value] = t.dtype;
     }

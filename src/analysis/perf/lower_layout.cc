@@ -40,16 +40,22 @@ Family FamilyOf(const DeviceOp& op) {
 }
 
 // The operand of a convolution kernel that is its filter (after a Cast it is no longer marked
-// as a weight): input 1 of a forward convolution, input 0 of the input gradient.
+// as a weight): input 1 of a forward convolution and of the input gradient (dout, filter).
 bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
-  if (Contains(op.op_type, "Conv2DBackpropInput")) return slot == 0;
+  if (Contains(op.op_type, "Conv2DBackpropInput")) return slot == 1;
   if (Contains(op.op_type, "Conv2DBackpropFilter") || op.op_type == "FusedDbnDw") return false;
   if (StartsWith(op.op_type, "Conv2D") || StartsWith(op.op_type, "FusionOp_Conv2D")) return slot == 1;
   return t.weight;
 }
 
+// BatchNorm's kernels (and the convolutions they are fused into) take their per-channel tensors
+// (statistics, gamma / beta and their gradients) in NC1HWC0 as [1, C1, 1, 1, C0], as every BN
+// record of the ResNet-50 calibration lists them.
+bool TakesChannelsIn5hd(const std::string& t) { return Contains(t, "BNTraining") || t == "FusedDbnDw"; }
+
 // The format a conv-family op wants for one operand.
-Format ConvFormat(const OpTensor& t, bool weight_slot) {
+Format ConvFormat(const DeviceOp& op, const OpTensor& t, bool weight_slot) {
+  if (t.shape.size() == 1 && TakesChannelsIn5hd(op.op_type)) return Format::kNc1hwc0;
   if (t.shape.size() != 4) return Format::kNd;
   return weight_slot ? Format::kFractalZ : Format::kNc1hwc0;
 }
@@ -73,10 +79,15 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       std::any_of(ops.begin(), ops.end(), [](const DeviceOp& o) { return o.phase != Phase::kForward; });
   std::unordered_map<int, Placed> where;
   // Home format of training weights: 4-D weights are convolution filters and live in FRACTAL_Z.
+  // BN's gamma / beta and running statistics live in NC1HWC0, where its kernels read them (the
+  // calibration's momentum updates of BN parameters run on NC1HWC0 [1, C1, 1, 1, C0]).
+  const internal::OpGraph graph(ops);
   for (const DeviceOp& op : ops) {
     for (const OpTensor& t : op.inputs) {
-      if (t.weight && t.shape.size() == 4 && !where.count(t.value))
-        where[t.value] = {Format::kFractalZ, t.shape};
+      // (A weight is written by its optimizer update, after every read.)
+      if (where.count(t.value) || (!t.weight && graph.Producer(t.value) >= 0)) continue;
+      if (t.weight && t.shape.size() == 4) where[t.value] = {Format::kFractalZ, t.shape};
+      if (t.shape.size() == 1 && TakesChannelsIn5hd(op.op_type)) where[t.value] = {Format::kNc1hwc0, t.shape};
     }
   }
   std::map<std::pair<int, Format>, int> converted;
@@ -89,12 +100,17 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
     // Follow ops take the format of their first operand of rank >= 2 if every such operand can be
     // read in it (same last dims for NZ, same channels for 5HD); else ND.
     Format follow = Format::kNd;
+    // LayerNorm's per-row statistics ([rows, 1]) stay ND beside NZ data (the BERT records).
+    const auto row_stat = [&](const OpTensor& t) {
+      return StartsWith(op.op_type, "LayerNorm") && t.shape.size() >= 2 && t.shape.back() == 1 &&
+             !op.inputs.empty() && op.inputs[0].shape.size() >= 2 && op.inputs[0].shape.back() > 1;
+    };
     if (family == Family::kFollow && !op.inputs.empty()) {
       auto it = where.find(op.inputs[0].value);
       const Format f = it != where.end() ? it->second.format : Format::kNd;
       bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ;
       for (const OpTensor& t : op.inputs) {
-        if (t.shape.size() < 2) continue;
+        if (t.shape.size() < 2 || row_stat(t)) continue;
         if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
         if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
         if (f == Format::kFractalZ && t.shape != op.inputs[0].shape) ok = false;
@@ -102,14 +118,24 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       if (op.inputs[0].shape.size() < 2) ok = false;
       follow = ok ? f : Format::kNd;
     }
+    // A follow op on a per-channel tensor in NC1HWC0 (the update of a BN parameter) reads and
+    // writes its tensors of that length in NC1HWC0 too; scalars stay ND.
+    bool channels = false;
+    if (family == Family::kFollow && !op.inputs.empty() && op.inputs[0].shape.size() == 1 &&
+        op.inputs[0].shape[0] > 1) {
+      auto it = where.find(op.inputs[0].value);
+      channels = it != where.end() && it->second.format == Format::kNc1hwc0;
+    }
+    const auto per_channel = [&](const OpTensor& t) { return channels && t.shape == op.inputs[0].shape; };
     auto wanted = [&](const OpTensor& t, size_t slot) {
       switch (family) {
         case Family::kConv:
-          return ConvFormat(t, IsFilterSlot(op, t, slot));
+          return ConvFormat(op, t, IsFilterSlot(op, t, slot));
         case Family::kMatMul:
           return t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
         case Family::kFollow:
-          return t.shape.size() >= 2 ? follow : Format::kNd;
+          if (per_channel(t)) return Format::kNc1hwc0;
+          return t.shape.size() >= 2 && !row_stat(t) ? follow : Format::kNd;
         case Family::kNd:
           return Format::kNd;
       }
@@ -164,13 +190,14 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       switch (family) {
         case Family::kConv:
           f = ConvFormat(
-              t, StartsWith(op.op_type, "Conv2DBackpropFilter") || (op.op_type == "FusedDbnDw" && i == 1));
+              op, t,
+              StartsWith(op.op_type, "Conv2DBackpropFilter") || (op.op_type == "FusedDbnDw" && i == 1));
           break;
         case Family::kMatMul:
           f = t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
           break;
         case Family::kFollow:
-          f = t.shape.size() >= 2 ? follow : Format::kNd;
+          f = per_channel(t) ? Format::kNc1hwc0 : t.shape.size() >= 2 && !row_stat(t) ? follow : Format::kNd;
           break;
         case Family::kNd:
           f = Format::kNd;

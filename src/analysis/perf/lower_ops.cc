@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "lower_graph.h"
 #include "npugap/analysis/perf/lower.h"
 
 namespace npugap::analysis::perf {
@@ -182,8 +183,18 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
         op.inputs[0].shape.size() > 2) {
       op.op_type = "BatchMatMul";
     }
-    // Reshape + Transpose of a matmul result is one ConfusionTransposeD kernel (BERT's heads).
-    if (node.op_type == "Transpose" && node.HasInput(0) && alias.count(node.inputs[0])) {
+    // Reshape + Transpose of a matmul result is one ConfusionTransposeD kernel (BERT's heads), and
+    // so is Transpose + Reshape (the attention context merged back into the hidden state): the op
+    // takes both orders (its transpose_first attribute). The BERT calibration has 96, four per
+    // layer each way, and no TransposeD.
+    const auto only_views_read = [&](int v) {
+      const auto& readers = g.values[static_cast<size_t>(v)].consumers;
+      return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
+        return g.nodes[static_cast<size_t>(r)].op_type == "Reshape";
+      });
+    };
+    if (node.op_type == "Transpose" && node.HasInput(0) &&
+        (alias.count(node.inputs[0]) || (!node.outputs.empty() && only_views_read(node.outputs[0])))) {
       op.op_type = "ConfusionTransposeD";
     }
     // Training BatchNorm is two kernels: the batch statistics (BNTrainingReduce) and the
@@ -202,6 +213,68 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       ops.push_back(std::move(reduce));
     }
     ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+std::vector<DeviceOp> FlattenDenseMatMuls(std::vector<DeviceOp> ops) {
+  // CANN's MatMul kernel is 2-D, and MindSpore's BERT reshapes the hidden state to
+  // [batch * seq, hidden] around every Dense layer: the calibration lists each dense matmul on 2-D
+  // FRACTAL_NZ operands (48x1024x16x16 for 16,384 x 768). Its weight gradient then sums over all
+  // rows in one matmul (k = batch * seq), not over a batch of per-sequence products.
+  const auto flatten = [](OpTensor& t) {
+    if (t.shape.size() < 3) return false;
+    const int64_t last = t.shape.back();
+    t.shape = ir::Shape{internal::Numel(t.shape) / std::max<int64_t>(last, 1), last};
+    return true;
+  };
+  std::unordered_set<int> hidden;  // values held as [rows, features]
+  for (DeviceOp& op : ops) {
+    if (op.category != Category::kCube || op.op_type.find("BatchMatMul") != std::string::npos ||
+        op.op_type.find("MatMul") == std::string::npos || op.inputs.size() < 2 || !op.inputs[1].weight ||
+        op.inputs[1].shape.size() != 2 || op.inputs[0].shape.size() < 3) {
+      continue;
+    }
+    if (flatten(op.inputs[0])) hidden.insert(op.inputs[0].value);
+    for (OpTensor& t : op.outputs) {
+      if (flatten(t)) hidden.insert(t.value);
+    }
+  }
+  // The hidden state stays 2-D between the dense layers (the records' LayerNorm, dropout and
+  // residual Add kernels are on the same 48x1024x16x16): an elementwise-like kernel with one such
+  // operand holds its other operands of that size as [rows, features] too; any other kernel
+  // (a ConfusionTransposeD into the attention heads, the embedding Gather) holds only the operands
+  // it shares with the hidden state so. Repeated until nothing changes, forward and backward.
+  const auto spreads = [](const DeviceOp& op) {
+    const std::string& t = op.op_type;
+    return internal::IsElementwise(t) || t.rfind("LayerNorm", 0) == 0 || t == "DropoutDoMask" ||
+           t == "AddN" || t == "Cast" || (t.rfind("FusionOp_", 0) == 0 && op.category == Category::kVector);
+  };
+  const auto visit = [&](DeviceOp& op) {
+    bool changed = false;
+    int64_t size = -1;
+    for (auto* list : {&op.inputs, &op.outputs}) {
+      for (OpTensor& t : *list) {
+        if (!hidden.count(t.value)) continue;
+        changed |= flatten(t);
+        size = internal::Numel(t.shape);
+      }
+    }
+    if (size < 0 || !spreads(op)) return changed;
+    for (auto* list : {&op.inputs, &op.outputs}) {
+      for (OpTensor& t : *list) {
+        if (t.shape.size() < 3 || internal::Numel(t.shape) != size) continue;
+        flatten(t);
+        hidden.insert(t.value);
+        changed = true;
+      }
+    }
+    return changed;
+  };
+  for (bool changed = !hidden.empty(); changed;) {
+    changed = false;
+    for (DeviceOp& op : ops) changed |= visit(op);
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) changed |= visit(*it);
   }
   return ops;
 }

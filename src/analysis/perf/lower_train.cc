@@ -88,6 +88,19 @@ class Backward {
     return t;
   }
   OpTensor Scalar(ir::DType dtype, int64_t n) { return {next_id_--, dtype, {n}, Format::kNd, false}; }
+  // A per-channel fp32 tensor of an NCHW activation (BN statistics, gamma / beta and their
+  // gradients), laid out by AssignLayouts as NC1HWC0 [1, C1, 1, 1, C0].
+  OpTensor Channel(const OpTensor& x) {
+    return Scalar(ir::DType::kFloat32, x.shape.size() > 1 ? x.shape[1] : 1);
+  }
+  // The per-channel inputs CANN's BNTrainingReduceGrad reads after dy and x: diff_scale,
+  // diff_offset, scale, batch_mean, batch_variance (TBE bn_training_reduce_grad; the calibration's
+  // BNTrainingReduceGrad and FusedDbnDw records carry the same five).
+  std::vector<OpTensor> ReduceGradChannels(const OpTensor& x) {
+    std::vector<OpTensor> out;
+    for (int i = 0; i < 5; ++i) out.push_back(Channel(x));
+    return out;
+  }
 
   DeviceOp& Emit(std::string type, Category cat, Phase phase, std::vector<OpTensor> in,
                  std::vector<OpTensor> out, const std::string& name = "") {
@@ -191,8 +204,34 @@ class Backward {
   // The gradient of a parameter, as the kernel that computes it writes it.
   OpTensor ParamGrad(const OpTensor& w) {
     auto it = param_grad_.find(w.value);
-    if (it == param_grad_.end()) it = param_grad_.emplace(w.value, Fresh(w)).first;
+    if (it == param_grad_.end()) {
+      OpTensor g = Fresh(w);
+      g.weight_grad = true;
+      it = param_grad_.emplace(w.value, g).first;
+    }
     return it->second;
+  }
+
+  // Mixed-precision training scales the loss, so each parameter gradient is divided by the scale
+  // before an optimizer that does not fold that product in (LAMB, Adam; FusedMulApplyMomentum
+  // does). UB fusion puts the Mul into the matmul that writes the gradient (the calibration's 75
+  // FusionOp_MatMul_Mul weight gradients of BERT); a gradient a vector kernel writes (BiasAddGrad,
+  // LayerNormBetaGammaBackpropV2) gets its own Mul (its 126 Mul kernels on 768 / 3,072 vectors).
+  void Unscale(const OpTensor& g, const std::string& name) {
+    const OpTensor scale = Scalar(ir::DType::kFloat16, 1);
+    for (auto it = out_.rbegin(); it != out_.rend(); ++it) {
+      if (std::none_of(it->outputs.begin(), it->outputs.end(),
+                       [&](const OpTensor& t) { return t.value == g.value; }))
+        continue;
+      if (it->op_type == "MatMul" || it->op_type == "BatchMatMul") {
+        it->op_type = "FusionOp_" + it->op_type + "_Mul";
+        it->inputs.push_back(scale);
+        it->fused_by = "TbeMatmulElemwiseFusionPass";
+        return;
+      }
+      break;
+    }
+    Emit("Mul", Category::kVector, Phase::kBackward, {g, scale}, {g}, name);
   }
 
   // Optimizer kernels for one parameter, right after its gradient (MindSpore interleaves them).
@@ -201,6 +240,7 @@ class Backward {
     parameters_ += Numel(w.shape);
     gradient_bytes_ += Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(w.dtype));
     OpTensor g = ParamGrad(w);
+    if (mixed_ && opt_ != Optimizer::kMomentum) Unscale(g, name);
     OpTensor w32 = w;
     w32.dtype = ir::DType::kFloat32;
     OpTensor s = Scalar(ir::DType::kFloat32, 1);
@@ -266,12 +306,11 @@ class Backward {
     if (Has(c, "BNTrainingUpdate")) {
       // dgamma / dbeta; the gradient wrt the normalised input flows on to the BN reduce grad.
       OpTensor x = f.inputs[0];
-      OpTensor stat{
-          next_id_--, ir::DType::kFloat32, {x.shape.size() > 1 ? x.shape[1] : 1}, Format::kNd, false};
       std::vector<OpTensor> dparams;
       for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
-      if (dparams.empty()) dparams = {stat, stat};
-      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, stat, stat}, dparams, name);
+      if (dparams.empty()) dparams = {Channel(x), Channel(x)};
+      // Inputs dy, x, batch_mean, batch_variance (TBE bn_training_update_grad).
+      Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, Channel(x), Channel(x)}, dparams, name);
       for (const OpTensor& w : weights) Update(w, name);
       for (const OpTensor& a : acts) {
         if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {dy}, name);
@@ -284,19 +323,26 @@ class Backward {
       OpTensor g = dy;
       if (Has(c, "BNTrainingReduce")) {
         g = Fresh(f.outputs[0]);
+        std::vector<OpTensor> channels = ReduceGradChannels(f.outputs[0]);
         if (FusedDbnDwApplies(f.outputs[0], w)) {
-          Emit("FusedDbnDw", Category::kCube, bw, {a, dy, f.outputs[0]}, {g, ParamGrad(w)}, name);
+          std::vector<OpTensor> in = {a, dy, f.outputs[0]};
+          in.insert(in.end(), channels.begin(), channels.end());
+          Emit("FusedDbnDw", Category::kCube, bw, std::move(in), {g, ParamGrad(w)}, name);
         } else {
-          Emit("BNTrainingReduceGrad", Category::kVector, bw, {dy, f.outputs[0]}, {g}, name);
-          Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+          std::vector<OpTensor> in = {dy, f.outputs[0]};
+          in.insert(in.end(), channels.begin(), channels.end());
+          Emit("BNTrainingReduceGrad", Category::kVector, bw, std::move(in), {g}, name);
+          // MindSpore's operand order: Conv2DBackpropFilter(dout, input), as the records list it.
+          Emit("Conv2DBackpropFilter", Category::kCube, bw, {g, a}, {ParamGrad(w)}, name);
         }
       } else {
-        Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, g}, {ParamGrad(w)}, name);
+        Emit("Conv2DBackpropFilter", Category::kCube, bw, {g, a}, {ParamGrad(w)}, name);
         if (weights.size() > 1)
           Emit("BiasAddGrad", Category::kVector, bw, {g}, {ParamGrad(weights[1])}, name);
       }
       for (const OpTensor& p : weights) Update(p, name);
-      Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {w, g}, name);
+      // Conv2DBackpropInput(dout, filter), MindSpore's order, as the records list it.
+      Contribute(a, "Conv2DBackpropInput", Category::kCube, bw, {g, w}, name);
       return;
     }
     if (Has(c, "MatMul") || Has(c, "BatchMatMul")) {
@@ -348,10 +394,8 @@ class Backward {
       // output's size per input (named like the simplest such CANN kernel).
       grad_type = c.size() > 1 && internal::IsElementwise(c[0]) ? "Mul" : f.op_type + "Grad";
     if (Has(c, "LayerNorm")) {
-      std::vector<OpTensor> dparams;
-      for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
-      Emit("LayerNormBetaGammaBackpropV2", Category::kVector, bw, {dy, f.inputs[0]}, dparams, name);
-      for (const OpTensor& p : weights) Update(p, name);
+      LayerNormBackward(f, dy, acts, weights);
+      return;
     }
     if (Has(c, "Gather") && !weights.empty()) {
       Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {ParamGrad(weights[0])}, name);
@@ -372,6 +416,41 @@ class Backward {
       if (f.op_type == "ReduceMean" && !type.empty())
         Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);
     }
+  }
+
+  // CANN's LayerNorm writes y, mean and variance (one per row, [rows, 1]); its backward is
+  // LayerNormXBackpropV2(dy, x, variance, mean, gamma) -> (dx, res_for_gamma), then
+  // LayerNormBetaGammaBackpropV2(dy, res_for_gamma) -> (dgamma, dbeta) (TBE's layer_norm_x_backprop_v2
+  // / layer_norm_beta_gamma_backprop_v2; the BERT calibration records list these operands).
+  void LayerNormBackward(const DeviceOp& f, const OpTensor& dy, const std::vector<OpTensor>& acts,
+                         const std::vector<OpTensor>& weights) {
+    const OpTensor& x = f.inputs[0];
+    const int64_t features = x.shape.empty() ? 1 : x.shape.back();
+    const int64_t rows = Numel(x.shape) / std::max<int64_t>(features, 1);
+    const OpTensor mean{next_id_--, ir::DType::kFloat32, {rows, 1}, Format::kNd, false};
+    const OpTensor variance{next_id_--, ir::DType::kFloat32, {rows, 1}, Format::kNd, false};
+    // The forward kernel is out_[its index in fwd_] (out_ starts as a copy of fwd_).
+    out_[static_cast<size_t>(&f - fwd_.data())].outputs.push_back(mean);
+    out_[static_cast<size_t>(&f - fwd_.data())].outputs.push_back(variance);
+    std::vector<OpTensor> in = {dy, x, variance, mean};
+    if (!weights.empty()) in.push_back(weights[0]);
+    const OpTensor res = Fresh(x);
+    bool res_written = false;
+    for (const OpTensor& a : acts) {
+      const size_t before = out_.size();
+      Contribute(a, "LayerNormXBackpropV2", Category::kVector, Phase::kBackward, in, f.name);
+      for (size_t i = before; i < out_.size(); ++i) {
+        if (out_[i].op_type != "LayerNormXBackpropV2") continue;
+        out_[i].outputs.push_back(res);
+        res_written = true;
+      }
+    }
+    // Without an input gradient (x is a graph input) the gamma / beta gradient reads x itself.
+    std::vector<OpTensor> dparams;
+    for (const OpTensor& w : weights) dparams.push_back(ParamGrad(w));
+    Emit("LayerNormBetaGammaBackpropV2", Category::kVector, Phase::kBackward, {dy, res_written ? res : x},
+         dparams, f.name);
+    for (const OpTensor& p : weights) Update(p, f.name);
   }
 
   const std::vector<DeviceOp>& fwd_;

@@ -44,6 +44,8 @@ struct TimedKernel {
   Phase phase = Phase::kForward;
   Bound bound = Bound::kLatency;
   double time_us = 0;        // device time, launch cost included
+  double kernel_us = 0;      // the cost model's time of the kernel alone (no graph launch cost)
+  int block_dim = 0;         // cores it runs on (given, or chosen by the cost model)
   double start_us = 0;       // on the device track
   double host_start_us = 0;  // eager: when the host dispatched it
   double host_us = 0;        // eager: host dispatch time of this kernel

@@ -46,7 +46,8 @@ struct OpTensor {
   ir::DType dtype = ir::DType::kFloat32;
   ir::Shape shape;
   Format format = Format::kNd;
-  bool weight = false;  // a model parameter (initializer)
+  bool weight = false;       // a model parameter (initializer)
+  bool weight_grad = false;  // the gradient of a model parameter (training)
 };
 
 struct DeviceOp {
@@ -124,6 +125,9 @@ using ShapeList = std::vector<std::optional<ir::Shape>>;
 Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& graph, const ShapeList& shapes, bool train);
 std::vector<DeviceOp> FuseOps(std::vector<DeviceOp> ops, const FusionSwitches& switches, bool train,
                               int64_t* fused_away = nullptr);
+// A dense layer (a MatMul, fused or not, of an activation of rank >= 3 by a 2-D weight) runs as
+// one 2-D matmul over all rows: its activation and output operands become [rows, features].
+std::vector<DeviceOp> FlattenDenseMatMuls(std::vector<DeviceOp> ops);
 struct TrainingInfo {
   int64_t parameters = 0;
   int64_t gradient_bytes = 0;
