@@ -109,5 +109,9 @@ TEST(PerfLoad3d, AConvolutionPaysInstructionHeadsAndLoadsAThenB) {
   EXPECT_LT(m.critical, c.critical);
 }
 
+TEST(PerfLoad3d, NegativeCubeHeadInTheProfileIsAnErrorNamingTheField) {
+  ExpectNegativeKernelFieldIsAnError("cube_instruction_heads", "load3d");
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf::internal
