@@ -88,13 +88,15 @@ void ReadVectorInstructionHeads(ProfileReader& r, const json& vh, KernelCosts& o
   }
 }
 
-// kernel.dma_instruction_heads: {"gm_to_ub": cycles per instruction, "ub_to_gm": ...}.
-void ReadDmaInstructionHeads(ProfileReader& r, const json& dh, KernelCosts& out) {
-  r.WarnUnknownKeys(dh, "kernel.dma_instruction_heads", {"gm_to_ub", "ub_to_gm"});
-  for (const std::string dir : {"gm_to_ub", "ub_to_gm"}) {
-    if (!dh.contains(dir)) continue;
-    out.dma_instruction_heads[dir] =
-        r.ReadNumber(dh, "kernel.dma_instruction_heads." + dir, Dim::kNone, Bound::kNonNegative);
+// kernel.<section>: {"<name>": cycles per instruction, ...} for the given names:
+// dma_instruction_heads {"gm_to_ub", "ub_to_gm"}, cube_instruction_heads {"mad", "load2d", "load3d"}.
+void ReadInstructionHeads(ProfileReader& r, const json& heads, const std::string& section,
+                          std::initializer_list<std::string_view> names, std::map<std::string, Number>& out) {
+  r.WarnUnknownKeys(heads, "kernel." + section, names);
+  for (const std::string_view name : names) {
+    const std::string key(name);
+    if (!heads.contains(key)) continue;
+    out[key] = r.ReadNumber(heads, "kernel." + section + "." + key, Dim::kNone, Bound::kNonNegative);
   }
 }
 
@@ -223,10 +225,11 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
     r.WarnUnknownKeys(*k, "kernel",
                       {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions",
-                       "vector_instruction_heads", "dma_instruction_heads"});
+                       "vector_instruction_heads", "dma_instruction_heads", "cube_instruction_heads"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
                            r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
                            r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative),
+                           {},
                            {},
                            {},
                            {}};
@@ -243,7 +246,14 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
     if (const json* dh = k->contains("dma_instruction_heads")
                              ? r.OptionalSection(*k, "kernel.dma_instruction_heads")
                              : nullptr) {
-      ReadDmaInstructionHeads(r, *dh, *t.kernel);
+      ReadInstructionHeads(r, *dh, "dma_instruction_heads", {"gm_to_ub", "ub_to_gm"},
+                           t.kernel->dma_instruction_heads);
+    }
+    if (const json* ch = k->contains("cube_instruction_heads")
+                             ? r.OptionalSection(*k, "kernel.cube_instruction_heads")
+                             : nullptr) {
+      ReadInstructionHeads(r, *ch, "cube_instruction_heads", {"mad", "load2d", "load3d"},
+                           t.kernel->cube_instruction_heads);
     }
   }
 

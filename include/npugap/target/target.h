@@ -146,6 +146,9 @@ struct KernelCosts {
   // "ub_to_gm": MTE3); paid once per instruction, i.e. once per UB tile and operand (docs/perf.md,
   // "Tiles"). Empty: DMA heads are not modelled.
   std::map<std::string, Number> dma_instruction_heads;
+  // Cycles of each cube-side instruction's fixed head on one core ("mad", "load2d", "load3d"),
+  // paid per L0 tile step by convolutions (docs/perf.md, "Cube"). Empty: not modelled.
+  std::map<std::string, Number> cube_instruction_heads;
 };
 
 struct Link {

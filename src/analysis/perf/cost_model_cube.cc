@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "cost_model_internal.h"
 
@@ -89,8 +91,41 @@ double Expansion(int64_t matrix_elements, const Operand& source) {
 // unfolded matrix (16 pixels x C0) does not straddle two images.
 int64_t Pixels(const Operand& op) { return op.shape[0] * RoundUp(op.shape[2] * op.shape[3], 16); }
 
+// The unfolded operand of a convolution with weight `w` (FracZ [C1 x kh x kw, ...]) over the
+// feature map `x` with output `y`: load3d at the window's stride, unless the window is a 1x1
+// stride-1 one, which the cube loads as it lies (load2d). Row switches follow the width of
+// `rows`, the map whose pixels the unfolded matrix runs along.
+void SetLoad3d(CubeShape& s, CubeShape::Load3d where, const Operand& w, const Operand& x, const Operand& y,
+               const Operand& rows) {
+  if (w.shape.empty() || x.shape.size() != 5 || y.shape.size() != 5 || rows.shape.size() != 5) return;
+  const bool window_1x1 = w.shape[0] == x.shape[1];
+  const int stride = y.shape[3] > 0 ? static_cast<int>(std::max<int64_t>(1, x.shape[3] / y.shape[3])) : 1;
+  if (window_1x1 && stride == 1) return;
+  s.load3d = where;
+  s.load3d_stride = stride;
+  s.load3d_row_switches = Load3dRowSwitches(rows.shape[3]);
+}
+
+// x and dy of a weight gradient dW = x^T dy (FracZ [Cin1 x kh x kw, Cout1, 16, 16]): dy has
+// Cout1 channel blocks, x a count that divides dW's rows and at least dy's height. The input order
+// differs between kernels (Conv2DBackpropFilter lists dy first, FusedDbnDw x first).
+std::optional<std::pair<const Operand*, const Operand*>> FilterGradientPair(const Kernel& k,
+                                                                            const Operand& dw) {
+  for (const Operand& x : k.inputs) {
+    for (const Operand& dy : k.inputs) {
+      if (&x == &dy || x.format != "NC1HWC0" || dy.format != "NC1HWC0" || x.shape.size() != 5 ||
+          dy.shape.size() != 5 || x.shape[1] <= 0 || Pixels(dy) <= 1)
+        continue;
+      if (dy.shape[1] == dw.shape[1] && dw.shape[0] % x.shape[1] == 0 && x.shape[2] >= dy.shape[2])
+        return std::pair{&x, &dy};
+    }
+  }
+  return std::nullopt;
+}
+
 Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
   CubeShape s;
+  s.conv = true;
   if (op == "Conv2D") {
     const Operand* w = FindFormat(k.inputs, "FracZ", 4);
     if (!w) return Bad("Conv2D needs a FracZ weight input", nullptr);
@@ -101,6 +136,8 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     s.n = w->shape[1] * w->shape[2];  // Cout
     // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
     s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
+    const Operand& x = k.inputs[0];
+    if (x.format == "NC1HWC0" && x.shape.size() == 5) SetLoad3d(s, CubeShape::Load3d::kA, *w, x, *y, *y);
   } else if (op == "Conv2DBackpropInput") {
     // dx = dy * W^T. TBE's general pattern (conv2d_backprop_input_general_compute.py) dilates a
     // strided forward's dy with zeros in UB and runs a stride-1 convolution over dx's pixels, the
@@ -120,6 +157,8 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
       s.c_expand = static_cast<double>(Pixels(*dx)) / static_cast<double>(s.m);
     } else {
       s.m = Pixels(*dx);
+      // The general pattern convolves the dilated dy at stride 1 over dx's pixels (load3d).
+      if (!kernel_1x1) SetLoad3d(s, CubeShape::Load3d::kA, *w, *dx, *dx, *dx);
     }
     s.a_expand = Expansion(s.m * s.k, dy);  // dy, unfolded (and for the general pattern dilated) on chip
   } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
@@ -140,6 +179,10 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
       if (in.format == "NC1HWC0" && in.shape.size() == 5 && (!x || Elements(in) > Elements(*x))) x = &in;
     }
     s.b_expand = Expansion(s.n * s.k, *x);
+    // B, the unfolded x over dy's pixels, is built by load3d (L1 -> L0B).
+    if (const auto pair = FilterGradientPair(k, *dw)) {
+      SetLoad3d(s, CubeShape::Load3d::kB, *dw, *pair->first, *pair->second, *pair->second);
+    }
   }
   return s;
 }

@@ -38,6 +38,10 @@ struct Core {
   double in_bytes = 2, out_bytes = 2, a_read = 1, b_read = 1;  // bytes read per matrix element
   double c_write = 1;  // elements written per element of C (a 1x1 backprop-input dilates C to dx)
   bool coupled = false;
+  // Convolutions (CANN's convolution cycle calculators): A's and B's L1 -> L0 loads share one
+  // MTE1 queue, so they add; each MAD and each load instruction pays a fixed head (cycles).
+  bool mte1_serial = false;
+  double mad_head = 0, a_head = 0, b_head = 0;
 };
 
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
@@ -52,8 +56,10 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   const int64_t n0 = std::min(n, Down16(sums / static_cast<double>(m0)));
   const int64_t k0 =
       std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
-  const double mad = static_cast<double>(m0 * n0 * k0) * c.passes / c.macs_per_cycle;
-  const double mte1 = std::max(m0 * k0 * c.in_bytes / c.l0a, k0 * n0 * c.in_bytes / c.l0b);
+  const double mad = static_cast<double>(m0 * n0 * k0) * c.passes / c.macs_per_cycle + c.mad_head;
+  const double mte1_a = m0 * k0 * c.in_bytes / c.l0a + c.a_head,
+               mte1_b = k0 * n0 * c.in_bytes / c.l0b + c.b_head;
+  const double mte1 = c.mte1_serial ? mte1_a + mte1_b : std::max(mte1_a, mte1_b);
   const int64_t mo = CeilDiv(m, m0), no = CeilDiv(n, n0), ko = CeilDiv(k, k0);
   const double tiles = static_cast<double>(mo * no);
   const double tile_k = static_cast<double>(ko) * std::max(mad, mte1);  // one output tile, all of k
@@ -143,6 +149,26 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
     const auto& d = *target.datapath;
     c.gm = d.gm_to_l1.value, c.l2 = d.l2_to_l1.value, c.l0a = d.l1_to_l0a.value, c.l0b = d.l1_to_l0b.value;
     c.out = c.coupled ? d.ub_to_gm.value : d.l0c_to_gm.value;
+    // A convolution's unfolded operand is written by load3d, slower than load2d.
+    if (s.load3d != CubeShape::Load3d::kNone) {
+      const bool to_l0b = s.load3d == CubeShape::Load3d::kB;
+      const double rate = Load3dRate(d.l1_to_l0a.value, to_l0b, s.load3d_stride, s.load3d_row_switches);
+      double& port = to_l0b ? c.l0b : c.l0a;
+      port = std::min(port, rate);
+    }
+  }
+  if (s.conv) {
+    c.mte1_serial = true;
+    if (target.kernel) {
+      const auto& heads = target.kernel->cube_instruction_heads;
+      const auto head = [&heads](const char* name) {
+        const auto it = heads.find(name);
+        return it != heads.end() ? it->second.value : 0.0;
+      };
+      c.mad_head = head("mad");
+      c.a_head = head(s.load3d == CubeShape::Load3d::kA ? "load3d" : "load2d");
+      c.b_head = head(s.load3d == CubeShape::Load3d::kB ? "load3d" : "load2d");
+    }
   }
   if (target.buffers.l1) c.l1 = static_cast<double>(target.buffers.l1->value);
   if (target.buffers.l0a) c.l0a_size = static_cast<double>(target.buffers.l0a->value);
@@ -150,7 +176,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
 
   // Repeated layers give repeated kernels: the split search runs once per shape and core.
-  const std::array<double, 23> key = {static_cast<double>(s.batch),
+  const std::array<double, 27> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -172,8 +198,12 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.l1,
                                       c.l0a_size + 1e-3 * c.l0b_size,
                                       c.l0c_size,
-                                      c.coupled ? 1.0 : 0.0};
-  thread_local std::map<std::array<double, 23>, CubeTimes> cache;
+                                      c.coupled ? 1.0 : 0.0,
+                                      c.mte1_serial ? 1.0 : 0.0,
+                                      c.mad_head,
+                                      c.a_head,
+                                      c.b_head};
+  thread_local std::map<std::array<double, 27>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 

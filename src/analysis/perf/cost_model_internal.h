@@ -80,6 +80,14 @@ struct CubeShape {
   double c_expand = 1;                // elements written per element of C (dilated to a larger dx)
   double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
+  // A convolution's unfolded operand is built by load3d (img2col, L1 -> L0A or L0B), which
+  // writes fewer bytes per cycle than load2d; a 1x1 stride-1 one is plain load2d (kNone).
+  enum class Load3d { kNone, kA, kB } load3d = Load3d::kNone;
+  int load3d_stride = 1;        // the window's stride along W
+  int load3d_row_switches = 0;  // output-row changes inside one 16-pixel fractal
+  // Timed as CANN's convolution cycle calculators do: one MTE1 queue loads A then B (their
+  // times add), and each MAD / load2d / load3d instruction pays kernel.cube_instruction_heads.
+  bool conv = false;
 };
 // Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
@@ -95,6 +103,13 @@ bool HasCubeOperands(std::string_view op, const Kernel& kernel);
 // (cost_model_pooling.cc); nullopt for other types or when no mask is among the operands.
 std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Kernel& kernel);
 
+
+// Bytes per cycle load3d writes into L0A (to_l0b false) or L0B, from the L1 -> L0A port rate
+// (cost_model_load3d.cc, CANN's GetLoad3dThroughput table).
+double Load3dRate(double l1_to_l0a, bool to_l0b, int stride_w, int row_switches);
+// Row changes inside a 16-pixel fractal of an unfolded matrix whose rows run over `width`-pixel
+// output rows (CANN's rule: 16 / W, or 15 / W when W divides 16).
+int Load3dRowSwitches(int64_t width);
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);

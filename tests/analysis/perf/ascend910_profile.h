@@ -72,4 +72,12 @@ Expected<target::Target> LoadEditedAscend910(Edit edit) {
   return loaded;
 }
 
+// A negative value of kernel.<section>.<key> fails to load with an error naming that field.
+inline void ExpectNegativeKernelFieldIsAnError(const std::string& section, const std::string& key) {
+  const auto bad = LoadEditedAscend910([&](nlohmann::json& j) { j["kernel"][section][key]["value"] = -1; });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kernel." + section + "." + key), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace npugap::analysis::perf
