@@ -8,7 +8,6 @@
 
 #include "analyze_internal.h"
 #include "npugap/analysis/precision/compare.h"
-#include "npugap/analysis/precision/emulate.h"
 #include "npugap/analysis/precision/plan.h"
 
 namespace npugap::report::internal {
@@ -47,7 +46,6 @@ Expected<PrecisionFacts> PrecisionFactsOf(const ir::Model& model, const target::
   NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun reference,
                           pr::MakeReferenceRun(model, pr::ReferencePrecision::kFP32, o.threads));
   const std::string mode = plan.mode;
-  const std::vector<std::string> host_notes = pr::HostRunNotes(plan);
   NPUGAP_ASSIGN_OR_RETURN(pr::TracedRun emulated, pr::MakeTargetRun(model, std::move(plan), o.threads));
   const pr::CompareSettings settings{pr::Thresholds{}, {}};
   NPUGAP_ASSIGN_OR_RETURN(pr::PrecisionComparison c,
@@ -59,7 +57,6 @@ Expected<PrecisionFacts> PrecisionFactsOf(const ir::Model& model, const target::
   f.cosine_threshold = settings.thresholds.cosine;
   f.threshold_source =
       "msprobe's default cosine threshold, as npugap precision (analysis/precision/metrics.h)";
-  f.notes = host_notes;
   int not_available = 0;
   for (const auto& t : c.tensors) {
     // msprobe's "N/A" cosine (exactly one side all zero) has no point on the curve.
