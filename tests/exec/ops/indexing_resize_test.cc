@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "indexing_test_util.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap::testing::indexing {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "indexing_test_util.h"
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap::testing::indexing {
 namespace {

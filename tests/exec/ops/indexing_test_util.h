@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap::testing::indexing {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

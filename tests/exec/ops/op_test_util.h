@@ -1,11 +1,8 @@
-// Runs one kernel from the op table on tensors built in the test, without a model file; and the
-// helpers every op test shares: tensors from values, values from tensors, a run that must succeed.
+// Runs one kernel from the op table on tensors built in the test, without a model file (the op
+// tests and bench/kernels_bench.cc), and builds tensors from values and values from tensors. The
+// gtest checks on top of it are in op_test_expect.h.
 #pragma once
 
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -110,36 +107,6 @@ inline std::vector<int> BoolValues(const ir::Tensor& t) {
   std::vector<int> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.data<uint8_t>()[i] != 0);
   return v;
-}
-
-// ---- checks ---------------------------------------------------------------------------------
-// A float32 tensor of `shape` within `tol` relative to max(1, |want|) of each value; an infinite
-// `want` must be met exactly.
-inline void ExpectNearRelative(const ir::Tensor& t, const ir::Shape& shape, const std::vector<float>& want,
-                               float tol = 1e-5f) {
-  ASSERT_EQ(t.dtype(), ir::DType::kFloat32);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.numel(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (std::isinf(want[i])) {
-      EXPECT_EQ(t.data<float>()[i], want[i]) << "at " << i;
-    } else {
-      EXPECT_NEAR(t.data<float>()[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << "at " << i;
-    }
-  }
-}
-
-// ---- runs that must succeed (the test fails, with the kernel's message, when they do not) -------
-inline std::vector<ir::Tensor> RunAll(const OpCall& call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return std::vector<ir::Tensor>(static_cast<size_t>(call.num_outputs));
-  return std::move(out).value();
-}
-// The first output.
-inline ir::Tensor Run1(const OpCall& call) {
-  std::vector<ir::Tensor> all = RunAll(call);
-  return all.empty() ? ir::Tensor() : std::move(all[0]);
 }
 
 }  // namespace npugap::testing

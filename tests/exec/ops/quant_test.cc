@@ -2,7 +2,7 @@
 // (round half to even, saturate to the 8-bit range).
 #include <gtest/gtest.h>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

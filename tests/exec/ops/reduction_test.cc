@@ -8,7 +8,7 @@
 
 #include "../../../src/exec/ops/reduction_internal.h"
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

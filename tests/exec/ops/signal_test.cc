@@ -4,7 +4,7 @@
 #include <numbers>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
