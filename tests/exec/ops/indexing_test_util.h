@@ -1,5 +1,5 @@
 // Helpers for the indexing op tests (indexing_test.cc, indexing_resize_test.cc), on top of the
-// shared ones in op_test_util.h.
+// shared ones in op_test_util.h and op_test_expect.h.
 #pragma once
 
 #include <gtest/gtest.h>
