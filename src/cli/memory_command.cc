@@ -164,21 +164,13 @@ int RunMemory(const MemoryOptions& o) {
   const int64_t limit = mem::BatchSearchLimit(g, *shapes, batch, budget);
   std::optional<int64_t> max_batch, train_max_batch;
   if (rebindable) {
-    auto fits_inference = [&](int64_t b) -> Expected<bool> {
-      NPUGAP_ASSIGN_OR_RETURN(auto s, shapes_at(b));
-      NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanInference(g, s, *target, inf_options));
-      return r.total_bytes <= budget.available();
-    };
-    auto m = mem::LargestFittingBatch(fits_inference, limit);
+    auto m =
+        mem::LargestFittingBatch(mem::FitsAtBatch(g, shapes_at, *target, {inf_options, {}}, budget), limit);
     if (!m.ok()) return ReportError(m.status().WithContext(model->path));
     max_batch = *m;
     if (o.train) {
-      auto fits_training = [&](int64_t b) -> Expected<bool> {
-        NPUGAP_ASSIGN_OR_RETURN(auto s, shapes_at(b));
-        NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanTraining(g, s, *target, train_options));
-        return r.total_bytes <= budget.available();
-      };
-      auto t = mem::LargestFittingBatch(fits_training, limit);
+      auto t = mem::LargestFittingBatch(
+          mem::FitsAtBatch(g, shapes_at, *target, {inf_options, train_options}, budget), limit);
       if (!t.ok()) return ReportError(t.status().WithContext(model->path));
       train_max_batch = *t;
     }

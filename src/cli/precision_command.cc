@@ -12,6 +12,7 @@
 #include "cli/precision_render.h"
 #include "cli/run_precision.h"
 #include "npugap/analysis/precision/compare.h"
+#include "npugap/analysis/precision/emulate.h"
 #include "npugap/analysis/precision/plan.h"
 #include "npugap/analysis/precision/suggest_keep.h"
 #include "npugap/exec/random_inputs.h"
@@ -306,6 +307,7 @@ int RunPrecision(const PrecisionCmdOptions& o) {
   PrecisionReportHeader header{model->path, target->name, plan->mode,
                                o.reference, thresholds,   plan->warnings};
   for (const auto& w : model->warnings) header.warnings.push_back(w);
+  header.notes = pr::HostRunNotes(*plan);
   for (const auto& w : header.warnings) std::cerr << "npugap: warning: " << w << "\n";
   const pr::KeepSuggestion* k = keep ? &*keep : nullptr;
   if (o.json) {

@@ -147,6 +147,7 @@ nlohmann::json PrecisionJson(const PrecisionReportHeader& h, const PrecisionComp
                      {"cos_floor", h.thresholds.cosine_floor},
                      {"max_abs_ceiling", h.thresholds.max_abs_ceiling}};
   j["warnings"] = h.warnings;
+  j["notes"] = h.notes;
   j["tensors"] = nlohmann::json::array();
   for (const auto& t : c.tensors) j["tensors"].push_back(TensorJson(t));
   j["failing_count"] =
@@ -295,6 +296,7 @@ std::string PrecisionText(const PrecisionReportHeader& h, const PrecisionCompari
     }
   }
   for (const auto& w : h.warnings) s += "warning: " + w + "\n";
+  for (const auto& n : h.notes) s += "note: " + n + "\n";
   return s;
 }
 

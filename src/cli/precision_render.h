@@ -17,6 +17,7 @@ struct PrecisionReportHeader {
   std::string model, target, mode, reference;
   analysis::precision::Thresholds thresholds;
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // analysis::precision::HostRunNotes of the plan
 };
 
 // msprobe's compare_result columns (mindstudio-probe msprobe/core/common/const.py

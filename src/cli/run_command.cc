@@ -277,6 +277,7 @@ int RunRun(const RunOptions& o) {
           "op_select_implmode {}; cube accumulator: {}\n", p["op_select_implmode"].get<std::string>(),
           bits.is_null() ? std::string("exact fp32")
                          : fmt::format("{} fraction bits per 16-wide fractal (model)", bits.get<int>()));
+      for (const auto& n : p["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
     }
     for (const auto& out : j["outputs"]) {
       std::string first;

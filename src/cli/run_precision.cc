@@ -106,6 +106,7 @@ Expected<EmulatedRun> PrepareEmulatedRun(const ir::Model& model, const Precision
   s["units"] = units;
   s["casts"] = plan.casts.size();
   s["warnings"] = plan.warnings;
+  s["notes"] = analysis::precision::HostRunNotes(plan);
   s["fused"] = fuse;
   NPUGAP_ASSIGN_OR_RETURN(
       analysis::precision::EmulatedRunner runner,

@@ -92,15 +92,10 @@ Expected<MemoryFacts> MemoryFactsOf(const ir::Model& model, const target::Target
     return f;
   }
   const int64_t limit = mem::BatchSearchLimit(g, shapes, batch, f.budget);
-  auto fits = [&](int64_t b) -> Expected<bool> {
-    NPUGAP_ASSIGN_OR_RETURN(auto s, scaling->At(b));
-    if (o.train) {
-      NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanTraining(g, s, target, train_options));
-      return r.total_bytes <= f.budget.available();
-    }
-    NPUGAP_ASSIGN_OR_RETURN(auto r, mem::PlanInference(g, s, target));
-    return r.total_bytes <= f.budget.available();
-  };
+  mem::FitPlan plan;
+  if (o.train) plan.training = train_options;
+  const auto fits = mem::FitsAtBatch(
+      g, [&scaling](int64_t b) { return scaling->At(b); }, target, plan, f.budget);
   NPUGAP_ASSIGN_OR_RETURN(int64_t largest, mem::LargestFittingBatch(fits, limit));
   f.max_batch = largest;
   return f;

@@ -28,6 +28,10 @@ inline constexpr const char* kCubeAccumulatorAttr = "_npugap_cube_accumulator_bi
 // inputs to bf16 and runs oneDNN's bf16 convolution, whose result is bf16. Where oneDNN has no
 // bf16 convolution (no AVX-512) it runs the fp32 one, which the emulator then rounds to bf16.
 inline constexpr const char* kOneDnnBf16Attr = "_npugap_onednn_bf16";
+// True when oneDNN on this CPU has a bf16 convolution (it has from AVX-512 on, or under
+// ONEDNN_MAX_CPU_ISA=AVX2 not): where false, a kOneDnnBf16Attr Conv takes the fp32 fallback above.
+// Asked once per process (oneDNN reads the CPU and ONEDNN_MAX_CPU_ISA once, too).
+bool OneDnnHasBf16Convolution();
 // Set by the emulator on a GlobalAveragePool / ReduceMean node whose mean is the sum rounded to
 // the storage format, then divided (PyTorch's CPU mean: sum(...).div_(n)): value =
 // numerics::Format | numerics::Overflow << 8. The sum itself is exact-ish (double) as usual.

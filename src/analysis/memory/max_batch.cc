@@ -1,6 +1,7 @@
 #include "npugap/analysis/memory/max_batch.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace npugap::analysis::memory {
 
@@ -40,6 +41,21 @@ Expected<int64_t> LargestFittingBatch(const std::function<Expected<bool>(int64_t
     (ok ? lo : hi) = mid;
   }
   return lo;
+}
+
+std::function<Expected<bool>(int64_t)> FitsAtBatch(const ir::Graph& graph, ShapesAtBatch shapes_at,
+                                                   const target::Target& target, FitPlan plan,
+                                                   Budget budget) {
+  return [&graph, &target, shapes_at = std::move(shapes_at), plan = std::move(plan),
+          budget](int64_t b) -> Expected<bool> {
+    NPUGAP_ASSIGN_OR_RETURN(auto shapes, shapes_at(b));
+    if (plan.training) {
+      NPUGAP_ASSIGN_OR_RETURN(auto r, PlanTraining(graph, shapes, target, *plan.training));
+      return r.total_bytes <= budget.available();
+    }
+    NPUGAP_ASSIGN_OR_RETURN(auto r, PlanInference(graph, shapes, target, plan.inference));
+    return r.total_bytes <= budget.available();
+  };
 }
 
 }  // namespace npugap::analysis::memory

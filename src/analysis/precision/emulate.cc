@@ -297,4 +297,18 @@ Expected<std::vector<ir::Tensor>> EmulatedRunner::Run(const std::vector<ir::Tens
   return result;
 }
 
+std::vector<std::string> HostRunNotes(const PrecisionPlan& plan) {
+  std::vector<std::string> notes;
+  const auto convs = std::count_if(plan.nodes.begin(), plan.nodes.end(), [](const NodeNumerics& n) {
+    return n.kernel == KernelVariant::kOneDnnBf16;
+  });
+  if (convs > 0 && !exec::OneDnnHasBf16Convolution()) {
+    notes.push_back(fmt::format(
+        "oneDNN has no bf16 convolution on this CPU (it needs AVX-512): {} Conv node{} ran the fp32 "
+        "convolution rounded to bf16 once, so {} bits are not PyTorch's bf16 convolution's",
+        convs, convs == 1 ? "" : "s", convs == 1 ? "its" : "their"));
+  }
+  return notes;
+}
+
 }  // namespace npugap::analysis::precision

@@ -119,3 +119,29 @@ Status OneDnnBf16ConvFloat(KernelContext& ctx, const ConvGeometry& g, const Tens
 }
 
 }  // namespace npugap::exec::nn
+
+namespace npugap::exec {
+
+bool OneDnnHasBf16Convolution() {
+  // The same descriptor kind the kernel creates, on a small 1x1 geometry: oneDNN either has a bf16
+  // convolution implementation for this CPU (a reference one at least, from AVX-512 on) or has none.
+  static const bool has = [] {
+    using dnnl::memory;
+    const auto bf16 = memory::data_type::bf16;
+    const auto any = memory::format_tag::any;
+    const memory::desc src({1, 16, 4, 4}, bf16, any), weights({16, 16, 1, 1}, bf16, any),
+        dst({1, 16, 4, 4}, bf16, any);
+    try {
+      const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training,
+                                                 dnnl::algorithm::convolution_direct, src, weights, dst,
+                                                 {1, 1}, {0, 0}, {0, 0});
+      const dnnl::convolution_forward::primitive_desc pd(desc, dnnl_util::Engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
+}  // namespace npugap::exec

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compat_test_util.h"
 #include "npugap/exec/executor.h"
 #include "npugap/onnx/export.h"
@@ -59,8 +61,10 @@ TEST(StaticModelTest, FoldsTheShapeChainAndKeepsTheOutputs) {
   StaticModelStats stats;
   auto fixed = MakeStaticModel(model, &stats);
   ASSERT_TRUE(fixed.ok()) << fixed.status().message();
-  EXPECT_EQ(stats.nodes_folded, 3);   // Shape, Gather, Concat
-  EXPECT_EQ(stats.nodes_removed, 2);  // Constant and Unsqueeze, read by the folded Concat only
+  // The import's folding pass: Shape, Gather, Unsqueeze(Constant) and Concat computed into
+  // initializers; the Constant, read by the folded Unsqueeze only, removed.
+  EXPECT_EQ(stats.nodes_folded, 4);
+  EXPECT_EQ(stats.nodes_removed, 1);
   ASSERT_EQ(fixed->graph.nodes.size(), 2u);
   EXPECT_EQ(fixed->graph.nodes[0].op_type, "Relu");
   EXPECT_EQ(fixed->graph.nodes[1].op_type, "Reshape");
@@ -68,6 +72,12 @@ TEST(StaticModelTest, FoldsTheShapeChainAndKeepsTheOutputs) {
   ASSERT_NE(fixed->graph.Initializer(target), nullptr);
   const auto dims = fixed->graph.Initializer(target)->span<int64_t>();
   EXPECT_EQ(std::vector<int64_t>(dims.begin(), dims.end()), (std::vector<int64_t>{2, 12}));
+  // Folded values nobody reads any more are not written; the file's own initializers are kept.
+  std::vector<std::string> initializers;
+  for (const auto& [id, tensor] : fixed->graph.initializers)
+    initializers.push_back(fixed->graph.values[static_cast<size_t>(id)].name);
+  std::sort(initializers.begin(), initializers.end());
+  EXPECT_EQ(initializers, (std::vector<std::string>{"axes", "target", "zero"}));
 
   // The written file imports again, checks clean, and computes what the original computes.
   auto bytes = onnx_import::SerializeModel(*fixed);

@@ -70,13 +70,13 @@ TEST_P(SimpleNetTest, TrainingBreakdownMatchesTheHandCount) {
   const ir::Model other = onnx_import::BuildSimpleNet(c.batch * 2, 1);
   auto scaling = BatchScaling::Derive(*shapes, c.batch, *StaticShapes(other.graph), c.batch * 2);
   ASSERT_TRUE(scaling.ok()) << scaling.status().message();
-  auto found = LargestFittingBatch(
-      [&](int64_t b) -> Expected<bool> {
-        NPUGAP_ASSIGN_OR_RETURN(auto s, scaling->At(b));
-        NPUGAP_ASSIGN_OR_RETURN(auto t, PlanTraining(m.graph, s, *target, {Optimizer::kAdam, Amp::kNone, 1}));
-        return t.total_bytes <= available;
-      },
-      1 << 20);
+  FitPlan plan;
+  plan.training = TrainingOptions{Optimizer::kAdam, Amp::kNone, 1};
+  const Budget budget{target->memory.device.value, target->memory.reserve.value};
+  auto found =
+      LargestFittingBatch(FitsAtBatch(
+                              m.graph, [&](int64_t b) { return scaling->At(b); }, *target, plan, budget),
+                          1 << 20);
   ASSERT_TRUE(found.ok());
   EXPECT_EQ(*found, expected);
   EXPECT_TRUE(TrainTotal(c.batch) <= available);  // both batches train on both targets
@@ -108,20 +108,6 @@ INSTANTIATE_TEST_SUITE_P(SeedCase, SimpleNetTest,
                          [](const auto& info) {
                            return std::string(info.param.target) + "_b" + std::to_string(info.param.batch);
                          });
-
-TEST(MaxBatchTest, DoublingThenBisection) {
-  int calls = 0;
-  auto fits = [&](int64_t b) -> Expected<bool> {
-    ++calls;
-    return b * b <= 1000;
-  };
-  EXPECT_EQ(*LargestFittingBatch(fits, 1 << 20), 31);
-  EXPECT_LE(calls, 12);
-  EXPECT_EQ(*LargestFittingBatch([](int64_t) -> Expected<bool> { return false; }, 100), 0);
-  EXPECT_EQ(*LargestFittingBatch([](int64_t) -> Expected<bool> { return true; }, 100), 100);
-  auto failing = LargestFittingBatch([](int64_t) -> Expected<bool> { return Status::Internal("boom"); }, 8);
-  EXPECT_FALSE(failing.ok());
-}
 
 }  // namespace
 }  // namespace npugap::analysis::memory

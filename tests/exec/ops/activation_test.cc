@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -18,27 +18,13 @@ using ir::DType;
 using ir::Shape;
 using ir::Tensor;
 using testing::FloatAttr;
+using testing::Make;
 using testing::OpCall;
+using testing::Run1;
 using testing::RunOp;
+using testing::Values;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-template <typename T>
-Tensor Make(Shape shape, std::vector<T> values) {
-  return Tensor::FromVector<T>(std::move(shape), values);
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
-
-Tensor Run1(OpCall call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return {};
-  return (*out)[0];
-}
 
 // Runs a float32 activation and checks the outputs within `tol` (absolute).
 void ExpectActivation(const std::string& op, std::map<std::string, ir::Attribute> attributes,

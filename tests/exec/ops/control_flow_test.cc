@@ -1,3 +1,3 @@
 #include <gtest/gtest.h>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"

@@ -2,25 +2,22 @@
 
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::OpCall;
 using testing::RunOp;
-
-Tensor F(Shape shape, std::vector<float> values) {
-  return Tensor::FromVector<float>(std::move(shape), values);
-}
 
 Expected<std::vector<Tensor>> Nms(Tensor boxes, Tensor scores, int64_t max_boxes, float iou,
                                   float score = -1.f, int64_t center_point_box = 0) {
   std::vector<Tensor> inputs = {std::move(boxes), std::move(scores),
-                                Tensor::FromVector<int64_t>({}, {max_boxes}), F({}, {iou})};
-  if (score >= 0.f) inputs.push_back(F({}, {score}));
+                                Tensor::FromVector<int64_t>({}, {max_boxes}), F32({}, {iou})};
+  if (score >= 0.f) inputs.push_back(F32({}, {score}));
   return RunOp(OpCall{.op_type = "NonMaxSuppression",
                       .opset = 11,
                       .attributes = {{"center_point_box", testing::IntAttr(center_point_box)}},
@@ -39,36 +36,36 @@ void ExpectSelected(const Expected<std::vector<Tensor>>& out, const std::vector<
 const std::vector<float> kCorners = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 10, 1, 11};
 
 TEST(DetectionTest, NmsSuppressesOverlapsInScoreOrder) {
-  const Tensor boxes = F({1, 3, 4}, kCorners);
+  const Tensor boxes = F32({1, 3, 4}, kCorners);
   // Scores put box 1 first: it suppresses box 0.
-  ExpectSelected(Nms(boxes, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f), {0, 0, 1, 0, 0, 2});
+  ExpectSelected(Nms(boxes, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f), {0, 0, 1, 0, 0, 2});
   // IOU threshold above the overlap keeps everything, in score order.
-  ExpectSelected(Nms(boxes, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.9f), {0, 0, 1, 0, 0, 0, 0, 0, 2});
+  ExpectSelected(Nms(boxes, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.9f), {0, 0, 1, 0, 0, 0, 0, 0, 2});
   // Score threshold and the per-class limit.
-  ExpectSelected(Nms(boxes, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f, 0.75f), {0, 0, 1});
-  ExpectSelected(Nms(boxes, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 1, 0.5f), {0, 0, 1});
-  ExpectSelected(Nms(boxes, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 0, 0.5f), {});
+  ExpectSelected(Nms(boxes, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f, 0.75f), {0, 0, 1});
+  ExpectSelected(Nms(boxes, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 1, 0.5f), {0, 0, 1});
+  ExpectSelected(Nms(boxes, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 0, 0.5f), {});
 }
 
 TEST(DetectionTest, NmsClassesBatchesTiesAndFormats) {
   // Two classes: class 1 prefers box 2. Equal scores pick the lower box index first.
-  const Tensor boxes = F({1, 3, 4}, kCorners);
-  ExpectSelected(Nms(boxes, F({1, 2, 3}, {0.5f, 0.5f, 0.5f, 0.1f, 0.2f, 0.3f}), 2, 0.5f),
+  const Tensor boxes = F32({1, 3, 4}, kCorners);
+  ExpectSelected(Nms(boxes, F32({1, 2, 3}, {0.5f, 0.5f, 0.5f, 0.1f, 0.2f, 0.3f}), 2, 0.5f),
                  {0, 0, 0, 0, 0, 2, 0, 1, 2, 0, 1, 1});
   // Flipped corners and the center format describe the same boxes.
-  const Tensor flipped = F({1, 3, 4}, {1, 1, 0, 0, 1, 1.1f, 0, 0.1f, 1, 11, 0, 10});
-  ExpectSelected(Nms(flipped, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f), {0, 0, 1, 0, 0, 2});
-  const Tensor centers = F({1, 3, 4}, {0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 10.5f, 0.5f, 1, 1});
-  ExpectSelected(Nms(centers, F({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f, -1.f, 1), {0, 0, 1, 0, 0, 2});
+  const Tensor flipped = F32({1, 3, 4}, {1, 1, 0, 0, 1, 1.1f, 0, 0.1f, 1, 11, 0, 10});
+  ExpectSelected(Nms(flipped, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f), {0, 0, 1, 0, 0, 2});
+  const Tensor centers = F32({1, 3, 4}, {0.5f, 0.5f, 1, 1, 0.6f, 0.5f, 1, 1, 10.5f, 0.5f, 1, 1});
+  ExpectSelected(Nms(centers, F32({1, 1, 3}, {0.8f, 0.9f, 0.7f}), 3, 0.5f, -1.f, 1), {0, 0, 1, 0, 0, 2});
   // Two batches.
-  const Tensor two = F({2, 1, 4}, {0, 0, 1, 1, 0, 0, 1, 1});
-  ExpectSelected(Nms(two, F({2, 1, 1}, {0.9f, 0.8f}), 1, 0.5f), {0, 0, 0, 1, 0, 0});
+  const Tensor two = F32({2, 1, 4}, {0, 0, 1, 1, 0, 0, 1, 1});
+  ExpectSelected(Nms(two, F32({2, 1, 1}, {0.9f, 0.8f}), 1, 0.5f), {0, 0, 0, 1, 0, 0});
 }
 
 TEST(DetectionTest, NmsRejectsBadShapes) {
-  EXPECT_FALSE(Nms(F({3, 4}, kCorners), F({1, 1, 3}, {1, 1, 1}), 3, 0.5f).ok());
-  EXPECT_FALSE(Nms(F({1, 3, 4}, kCorners), F({1, 1, 2}, {1, 1}), 3, 0.5f).ok());
-  EXPECT_FALSE(Nms(F({1, 3, 4}, kCorners), F({1, 1, 3}, {1, 1, 1}), 3, 1.5f).ok());
+  EXPECT_FALSE(Nms(F32({3, 4}, kCorners), F32({1, 1, 3}, {1, 1, 1}), 3, 0.5f).ok());
+  EXPECT_FALSE(Nms(F32({1, 3, 4}, kCorners), F32({1, 1, 2}, {1, 1}), 3, 0.5f).ok());
+  EXPECT_FALSE(Nms(F32({1, 3, 4}, kCorners), F32({1, 1, 3}, {1, 1, 1}), 3, 1.5f).ok());
 }
 
 Expected<std::vector<Tensor>> RoiAlign(int64_t opset, std::vector<float> roi, int64_t out_size,
@@ -82,7 +79,7 @@ Expected<std::vector<Tensor>> RoiAlign(int64_t opset, std::vector<float> roi, in
       .op_type = "RoiAlign",
       .opset = opset,
       .attributes = attrs,
-      .inputs = {F({1, 1, 2, 2}, {1, 2, 3, 4}), F({1, 4}, roi), Tensor::FromVector<int64_t>({1}, {0})}});
+      .inputs = {F32({1, 1, 2, 2}, {1, 2, 3, 4}), F32({1, 4}, roi), Tensor::FromVector<int64_t>({1}, {0})}});
 }
 
 void ExpectFloats(const Expected<std::vector<Tensor>>& out, const Shape& shape,
@@ -111,12 +108,12 @@ TEST(DetectionTest, RoiAlignRejectsBadInputs) {
   EXPECT_FALSE(RoiAlign(16, {0, 0, 1, 1}, 1, "avg", "asymmetric").ok());
   EXPECT_FALSE(RunOp(OpCall{.op_type = "RoiAlign",
                             .opset = 16,
-                            .inputs = {F({1, 1, 2, 2}, {1, 2, 3, 4}), F({1, 3}, {0, 0, 1}),
+                            .inputs = {F32({1, 1, 2, 2}, {1, 2, 3, 4}), F32({1, 3}, {0, 0, 1}),
                                        Tensor::FromVector<int64_t>({1}, {0})}})
                    .ok());
   EXPECT_FALSE(RunOp(OpCall{.op_type = "RoiAlign",
                             .opset = 16,
-                            .inputs = {F({1, 1, 2, 2}, {1, 2, 3, 4}), F({1, 4}, {0, 0, 1, 1}),
+                            .inputs = {F32({1, 1, 2, 2}, {1, 2, 3, 4}), F32({1, 4}, {0, 0, 1, 1}),
                                        Tensor::FromVector<int64_t>({1}, {1})}})
                    .ok());  // batch index out of range
 }

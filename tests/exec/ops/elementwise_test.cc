@@ -9,7 +9,7 @@
 
 #include "../../../src/exec/ops/elementwise_internal.h"
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -17,40 +17,15 @@ namespace {
 using ir::DType;
 using ir::Shape;
 using ir::Tensor;
+using testing::Bools;
+using testing::BoolValues;
 using testing::IntAttr;
+using testing::Make;
 using testing::OpCall;
+using testing::Run1;
 using testing::RunOp;
 using testing::StringAttr;
-
-template <typename T>
-Tensor Make(Shape shape, std::vector<T> values) {
-  return Tensor::FromVector<T>(std::move(shape), values);
-}
-
-Tensor Bools(Shape shape, std::vector<int> values) {
-  std::vector<bool> b(values.begin(), values.end());
-  Tensor t = Tensor::Empty(DType::kBool, std::move(shape));
-  for (size_t i = 0; i < b.size(); ++i) t.data<uint8_t>()[i] = b[i] ? 1 : 0;
-  return t;
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
-
-std::vector<int> BoolValues(const Tensor& t) {
-  std::vector<int> v;
-  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.data<uint8_t>()[i] != 0);
-  return v;
-}
-
-Tensor Run1(OpCall call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return {};
-  return (*out)[0];
-}
+using testing::Values;
 
 Status RunStatus(OpCall call) { return RunOp(call).status(); }
 

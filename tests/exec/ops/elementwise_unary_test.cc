@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -17,36 +17,17 @@ namespace {
 using ir::DType;
 using ir::Shape;
 using ir::Tensor;
+using testing::BoolValues;
 using testing::FloatAttr;
 using testing::IntAttr;
+using testing::Make;
 using testing::OpCall;
+using testing::Run1;
 using testing::RunOp;
+using testing::Values;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-template <typename T>
-Tensor Make(Shape shape, std::vector<T> values) {
-  return Tensor::FromVector<T>(std::move(shape), values);
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
-
-std::vector<int> BoolValues(const Tensor& t) {
-  std::vector<int> v;
-  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.data<uint8_t>()[i] != 0);
-  return v;
-}
-
-Tensor Run1(OpCall call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return {};
-  return (*out)[0];
-}
 
 // Runs a float32 unary op and checks every output within `tol` (absolute).
 void ExpectUnary(const std::string& op, std::vector<float> in, std::vector<float> expected,

@@ -1,4 +1,5 @@
-// Helpers for the indexing op tests (indexing_test.cc, indexing_resize_test.cc).
+// Helpers for the indexing op tests (indexing_test.cc, indexing_resize_test.cc), on top of the
+// shared ones in op_test_util.h and op_test_expect.h.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,30 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap::testing::indexing {
 
 using ir::Shape;
 using ir::Tensor;
-
-inline Tensor Floats(Shape shape, std::vector<float> v) {
-  return Tensor::FromVector<float>(std::move(shape), v);
-}
-inline Tensor Int64s(Shape shape, std::vector<int64_t> v) {
-  return Tensor::FromVector<int64_t>(std::move(shape), v);
-}
-inline Tensor Int32s(Shape shape, std::vector<int32_t> v) {
-  return Tensor::FromVector<int32_t>(std::move(shape), v);
-}
-
-// Runs the op and returns its outputs; fails the test when the kernel fails.
-inline std::vector<Tensor> RunOk(const OpCall& call) {
-  auto result = RunOp(call);
-  EXPECT_TRUE(result.ok()) << result.status().message();
-  if (!result.ok()) return std::vector<Tensor>(static_cast<size_t>(call.num_outputs));
-  return std::move(result).value();
-}
 
 // The kernel must reject the call as bad input (not unsupported, not ok).
 inline void ExpectInvalid(const OpCall& call) {

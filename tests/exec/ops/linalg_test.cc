@@ -3,19 +3,16 @@
 #include <cmath>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::OpCall;
 using testing::RunOp;
-
-Tensor F(Shape shape, std::vector<float> values) {
-  return Tensor::FromVector<float>(std::move(shape), values);
-}
 
 // Deterministic values in [-1, 1) for larger cases.
 std::vector<float> Pattern(int64_t n, int seed) {
@@ -43,8 +40,8 @@ void ExpectTensor(const Expected<std::vector<Tensor>>& out, const Shape& shape,
 }
 
 TEST(LinalgTest, EinsumMatmulExplicitAndImplicit) {
-  const Tensor a = F({2, 3}, {1, 2, 3, 4, 5, 6});
-  const Tensor b = F({3, 2}, {7, 8, 9, 10, 11, 12});
+  const Tensor a = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor b = F32({3, 2}, {7, 8, 9, 10, 11, 12});
   // [[1*7+2*9+3*11, 1*8+2*10+3*12], [4*7+5*9+6*11, 4*8+5*10+6*12]]
   ExpectTensor(Einsum("ij,jk->ik", {a, b}), {2, 2}, {58, 64, 139, 154});
   ExpectTensor(Einsum("ij, jk", {a, b}), {2, 2}, {58, 64, 139, 154});
@@ -53,7 +50,7 @@ TEST(LinalgTest, EinsumMatmulExplicitAndImplicit) {
 }
 
 TEST(LinalgTest, EinsumSingleOperandForms) {
-  const Tensor m = F({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor m = F32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   ExpectTensor(Einsum("ii", {m}), {}, {15});           // trace (implicit output: none)
   ExpectTensor(Einsum("ii->i", {m}), {3}, {1, 5, 9});  // diagonal
   ExpectTensor(Einsum("ij->ji", {m}), {3, 3}, {1, 4, 7, 2, 5, 8, 3, 6, 9});
@@ -63,16 +60,16 @@ TEST(LinalgTest, EinsumSingleOperandForms) {
 }
 
 TEST(LinalgTest, EinsumVectorsAndThreeOperands) {
-  const Tensor u = F({3}, {1, 2, 3});
-  const Tensor v = F({3}, {4, 5, 6});
+  const Tensor u = F32({3}, {1, 2, 3});
+  const Tensor v = F32({3}, {4, 5, 6});
   ExpectTensor(Einsum("i,i", {u, v}), {}, {32});
-  ExpectTensor(Einsum("i,j->ij", {u, F({2}, {1, -1})}), {3, 2}, {1, -1, 2, -2, 3, -3});
+  ExpectTensor(Einsum("i,j->ij", {u, F32({2}, {1, -1})}), {3, 2}, {1, -1, 2, -2, 3, -3});
   // u^T M v with M = I*2: 2 * (1*4 + 2*5 + 3*6) = 64.
-  const Tensor m = F({3, 3}, {2, 0, 0, 0, 2, 0, 0, 0, 2});
+  const Tensor m = F32({3, 3}, {2, 0, 0, 0, 2, 0, 0, 0, 2});
   ExpectTensor(Einsum("i,ij,j->", {u, m, v}), {}, {64});
   // Chain of matrices: A B C with B = 2I.
-  const Tensor a = F({2, 3}, {1, 2, 3, 4, 5, 6});
-  const Tensor c = F({3, 1}, {1, 1, 1});
+  const Tensor a = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor c = F32({3, 1}, {1, 1, 1});
   ExpectTensor(Einsum("ij,jk,kl->il", {a, m, c}), {2, 1}, {12, 30});
   // A label summed inside one operand only ("i" of a): column sums dotted with v.
   ExpectTensor(Einsum("ij,j->", {a, v}), {}, {5 * 4 + 7 * 5 + 9 * 6});
@@ -80,8 +77,8 @@ TEST(LinalgTest, EinsumVectorsAndThreeOperands) {
 
 TEST(LinalgTest, EinsumEllipsisBroadcastsBatchDims) {
   // a: [2, 2, 2] (I and 2I), b: [1, 2, 2] broadcast over the batch.
-  const Tensor a = F({2, 2, 2}, {1, 0, 0, 1, 2, 0, 0, 2});
-  const Tensor b = F({1, 2, 2}, {1, 2, 3, 4});
+  const Tensor a = F32({2, 2, 2}, {1, 0, 0, 1, 2, 0, 0, 2});
+  const Tensor b = F32({1, 2, 2}, {1, 2, 3, 4});
   ExpectTensor(Einsum("...ij,...jk->...ik", {a, b}), {2, 2, 2}, {1, 2, 3, 4, 2, 4, 6, 8});
   // Implicit output puts the ellipsis dims first.
   ExpectTensor(Einsum("...ij,...jk", {a, b}), {2, 2, 2}, {1, 2, 3, 4, 2, 4, 6, 8});
@@ -94,7 +91,7 @@ TEST(LinalgTest, EinsumBatchedContractionsMatchNaiveLoops) {
   const int64_t B = 3, I = 5, J = 7, K = 4;
   const std::vector<float> a = Pattern(B * I * J, 1);  // a[b][i][j]
   const std::vector<float> c = Pattern(B * K * J, 2);  // c[b][k][j]
-  auto out = Einsum("bij,bkj->kbi", {F({B, I, J}, a), F({B, K, J}, c)});
+  auto out = Einsum("bij,bkj->kbi", {F32({B, I, J}, a), F32({B, K, J}, c)});
   ASSERT_TRUE(out.ok()) << out.status().message();
   ASSERT_EQ((*out)[0].shape(), (Shape{K, B, I}));
   for (int64_t b = 0; b < B; ++b) {
@@ -107,7 +104,7 @@ TEST(LinalgTest, EinsumBatchedContractionsMatchNaiveLoops) {
     }
   }
   // "jb" first operand transposed relative to its storage.
-  auto t = Einsum("ji,jk->ik", {F({J, I}, Pattern(J * I, 3)), F({J, K}, Pattern(J * K, 4))});
+  auto t = Einsum("ji,jk->ik", {F32({J, I}, Pattern(J * I, 3)), F32({J, K}, Pattern(J * K, 4))});
   ASSERT_TRUE(t.ok());
   const std::vector<float> x = Pattern(J * I, 3), y = Pattern(J * K, 4);
   for (int64_t i = 0; i < I; ++i) {
@@ -132,21 +129,21 @@ TEST(LinalgTest, EinsumIntegerAndDouble) {
 }
 
 TEST(LinalgTest, EinsumRejectsBadEquations) {
-  const Tensor a = F({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_FALSE(Einsum("ij,ij->ij", {a, F({3, 2}, {1, 2, 3, 4, 5, 6})}).ok());  // size mismatch
-  EXPECT_FALSE(Einsum("ij,jk->ik", {a}).ok());                                 // two terms, one input
-  EXPECT_FALSE(Einsum("ijk->i", {a}).ok());                                    // rank mismatch
-  EXPECT_FALSE(Einsum("i1->i", {a}).ok());                                     // bad character
-  EXPECT_FALSE(Einsum("ij->iz", {a}).ok());                                    // output label unknown
-  EXPECT_FALSE(Einsum("ij->ii", {a}).ok());                                    // repeated output label
-  EXPECT_FALSE(Einsum("i..j->i", {a}).ok());                                   // broken ellipsis
+  const Tensor a = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_FALSE(Einsum("ij,ij->ij", {a, F32({3, 2}, {1, 2, 3, 4, 5, 6})}).ok());  // size mismatch
+  EXPECT_FALSE(Einsum("ij,jk->ik", {a}).ok());                                   // two terms, one input
+  EXPECT_FALSE(Einsum("ijk->i", {a}).ok());                                      // rank mismatch
+  EXPECT_FALSE(Einsum("i1->i", {a}).ok());                                       // bad character
+  EXPECT_FALSE(Einsum("ij->iz", {a}).ok());                                      // output label unknown
+  EXPECT_FALSE(Einsum("ij->ii", {a}).ok());                                      // repeated output label
+  EXPECT_FALSE(Einsum("i..j->i", {a}).ok());                                     // broken ellipsis
   EXPECT_FALSE(Einsum("...j->j", {a}).ok());  // output drops the dims "..." stands for
   EXPECT_FALSE(Einsum("ij,jk", {a, Tensor::FromVector<double>({3, 1}, {1, 2, 3})}).ok());  // mixed types
 }
 
 TEST(LinalgTest, DetOfSmallMatrices) {
   auto det = [](Shape shape, std::vector<float> v) {
-    return RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F(shape, v)}});
+    return RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F32(shape, v)}});
   };
   ExpectTensor(det({2, 2}, {1, 2, 3, 4}), {}, {-2});
   // Needs a row swap: det [[0, 1], [1, 0]] = -1.
@@ -162,8 +159,9 @@ TEST(LinalgTest, DetOfSmallMatrices) {
 }
 
 TEST(LinalgTest, DetRejectsNonSquare) {
-  EXPECT_FALSE(RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F({2, 3}, {1, 2, 3, 4, 5, 6})}}).ok());
-  EXPECT_FALSE(RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F({3}, {1, 2, 3})}}).ok());
+  EXPECT_FALSE(
+      RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F32({2, 3}, {1, 2, 3, 4, 5, 6})}}).ok());
+  EXPECT_FALSE(RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {F32({3}, {1, 2, 3})}}).ok());
   auto ints =
       RunOp(OpCall{.op_type = "Det", .opset = 11, .inputs = {Tensor::FromVector<int32_t>({1, 1}, {1})}});
   ASSERT_FALSE(ints.ok());

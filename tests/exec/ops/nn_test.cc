@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -15,6 +15,7 @@ namespace {
 using ir::DType;
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::FloatAttr;
 using testing::FloatsAttr;
 using testing::IntAttr;
@@ -22,8 +23,6 @@ using testing::IntsAttr;
 using testing::OpCall;
 using testing::RunOp;
 using testing::StringAttr;
-
-Tensor F32(Shape shape, std::vector<float> v) { return Tensor::FromVector<float>(std::move(shape), v); }
 
 Tensor Iota(Shape shape, float start = 0.f, float step = 1.f) {
   Tensor t = Tensor::Empty(DType::kFloat32, std::move(shape));

@@ -1,8 +1,12 @@
-// Runs one kernel from the op table on tensors built in the test, without a model file.
+// Runs one kernel from the op table on tensors built in the test, without a model file (the op
+// tests and bench/kernels_bench.cc), and builds tensors from values and values from tensors. The
+// gtest checks on top of it are in op_test_expect.h.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "npugap/exec/op_table.h"
@@ -19,16 +23,35 @@ struct OpCall {
   int num_outputs = 1;
 };
 
-inline ir::Attribute IntAttr(int64_t v) { ir::Attribute a; a.kind = ir::Attribute::Kind::kInt; a.i = v; return a; }
-inline ir::Attribute FloatAttr(float v) { ir::Attribute a; a.kind = ir::Attribute::Kind::kFloat; a.f = v; return a; }
+inline ir::Attribute IntAttr(int64_t v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInt;
+  a.i = v;
+  return a;
+}
+inline ir::Attribute FloatAttr(float v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kFloat;
+  a.f = v;
+  return a;
+}
 inline ir::Attribute StringAttr(std::string v) {
-  ir::Attribute a; a.kind = ir::Attribute::Kind::kString; a.s = std::move(v); return a;
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kString;
+  a.s = std::move(v);
+  return a;
 }
 inline ir::Attribute IntsAttr(std::vector<int64_t> v) {
-  ir::Attribute a; a.kind = ir::Attribute::Kind::kInts; a.ints = std::move(v); return a;
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
 }
 inline ir::Attribute FloatsAttr(std::vector<float> v) {
-  ir::Attribute a; a.kind = ir::Attribute::Kind::kFloats; a.floats = std::move(v); return a;
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kFloats;
+  a.floats = std::move(v);
+  return a;
 }
 
 // Looks the op up in the default table at call.opset and runs its kernel with 1 thread.
@@ -50,6 +73,40 @@ inline Expected<std::vector<ir::Tensor>> RunOp(const OpCall& call) {
   ctx.outputs.resize(static_cast<size_t>(call.num_outputs));
   NPUGAP_RETURN_IF_ERROR(row->kernel(ctx));
   return std::move(ctx.outputs);
+}
+
+// ---- tensors from values ----------------------------------------------------------------------
+template <typename T>
+ir::Tensor Make(ir::Shape shape, std::vector<T> values) {
+  return ir::Tensor::FromVector<T>(std::move(shape), values);
+}
+inline ir::Tensor F32(ir::Shape shape, std::vector<float> values) {
+  return Make<float>(std::move(shape), values);
+}
+inline ir::Tensor I64(ir::Shape shape, std::vector<int64_t> values) {
+  return Make<int64_t>(std::move(shape), values);
+}
+// Bool tensors from 0 / 1 ints (std::vector<bool> has no data()).
+inline ir::Tensor Bools(ir::Shape shape, std::vector<int> values) {
+  ir::Tensor t = ir::Tensor::Empty(ir::DType::kBool, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.data<uint8_t>()[i] = values[i] ? 1 : 0;
+  return t;
+}
+inline ir::Tensor Strings(ir::Shape shape, std::vector<std::string> values) {
+  ir::Tensor t = ir::Tensor::Empty(ir::DType::kString, std::move(shape));
+  t.strings() = std::move(values);
+  return t;
+}
+
+// ---- values from tensors ----------------------------------------------------------------------
+template <typename T>
+std::vector<T> Values(const ir::Tensor& t) {
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
+}
+inline std::vector<int> BoolValues(const ir::Tensor& t) {
+  std::vector<int> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.data<uint8_t>()[i] != 0);
+  return v;
 }
 
 }  // namespace npugap::testing

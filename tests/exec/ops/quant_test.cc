@@ -2,7 +2,7 @@
 // (round half to even, saturate to the 8-bit range).
 #include <gtest/gtest.h>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -10,19 +10,15 @@ namespace {
 using ir::DType;
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::OpCall;
 using testing::RunOp;
+using testing::Values;
 
-Tensor F32(Shape shape, std::vector<float> v) { return Tensor::FromVector<float>(std::move(shape), v); }
 Tensor U8(Shape shape, std::vector<uint8_t> v) { return Tensor::FromVector<uint8_t>(std::move(shape), v); }
 Tensor I8(Shape shape, std::vector<int8_t> v) { return Tensor::FromVector<int8_t>(std::move(shape), v); }
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  return {t.data<T>(), t.data<T>() + t.numel()};
-}
 
 TEST(QuantQuantizeLinear, RoundsHalfToEvenAndSaturates) {
   // x / 2: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -1.5 -> -2; + zero point 10; 600 / 2 + 10 saturates.

@@ -3,19 +3,16 @@
 #include <cmath>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::OpCall;
 using testing::RunOp;
-
-Tensor F(Shape shape, std::vector<float> values) {
-  return Tensor::FromVector<float>(std::move(shape), values);
-}
 
 ir::Attribute Strings(std::vector<std::string> values) {
   ir::Attribute a;
@@ -50,7 +47,8 @@ OpCall Rnn(std::vector<Tensor> inputs, std::map<std::string, ir::Attribute> attr
 
 TEST(RecurrentTest, RnnSingleStepTanhWithBias) {
   // Ht = tanh(x*W + h0*R + Wb + Rb) = tanh(1*0.5 + 0 + 0.1 + 0.2)
-  auto out = RunOp(Rnn({F({1, 1, 1}, {1}), F({1, 1, 1}, {0.5}), F({1, 1, 1}, {0.7}), F({1, 2}, {0.1, 0.2})}));
+  auto out = RunOp(
+      Rnn({F32({1, 1, 1}, {1}), F32({1, 1, 1}, {0.5}), F32({1, 1, 1}, {0.7}), F32({1, 2}, {0.1, 0.2})}));
   ASSERT_TRUE(out.ok()) << out.status().message();
   ExpectValues((*out)[0], {1, 1, 1, 1}, {std::tanh(0.8)});
   ExpectValues((*out)[1], {1, 1, 1}, {std::tanh(0.8)});
@@ -59,9 +57,9 @@ TEST(RecurrentTest, RnnSingleStepTanhWithBias) {
 TEST(RecurrentTest, RnnRecurrenceForwardReverseBidirectional) {
   // Relu cell, W = 1, R = 0.5, x = [1, 2]: forward h = 1, 2 + 0.5 = 2.5;
   // reverse (t = 1 first) h = 2, then 1 + 0.5 * 2 = 2.
-  const Tensor x = F({2, 1, 1}, {1, 2});
+  const Tensor x = F32({2, 1, 1}, {1, 2});
   auto forward =
-      RunOp(Rnn({x, F({1, 1, 1}, {1}), F({1, 1, 1}, {0.5})}, {{"activations", Strings({"Relu"})}}));
+      RunOp(Rnn({x, F32({1, 1, 1}, {1}), F32({1, 1, 1}, {0.5})}, {{"activations", Strings({"Relu"})}}));
   ASSERT_TRUE(forward.ok()) << forward.status().message();
   ExpectValues((*forward)[0], {2, 1, 1, 1}, {1, 2.5});
   ExpectValues((*forward)[1], {1, 1, 1}, {2.5});
@@ -69,14 +67,14 @@ TEST(RecurrentTest, RnnRecurrenceForwardReverseBidirectional) {
   ir::Attribute relu;
   relu.kind = ir::Attribute::Kind::kStrings;
   relu.strings = {"Relu"};
-  auto reverse = RunOp(Rnn({x, F({1, 1, 1}, {1}), F({1, 1, 1}, {0.5})},
+  auto reverse = RunOp(Rnn({x, F32({1, 1, 1}, {1}), F32({1, 1, 1}, {0.5})},
                            {{"activations", relu}, {"direction", testing::StringAttr("reverse")}}));
   ASSERT_TRUE(reverse.ok()) << reverse.status().message();
   ExpectValues((*reverse)[0], {2, 1, 1, 1}, {2, 2});
   ExpectValues((*reverse)[1], {1, 1, 1}, {2});
 
   relu.strings = {"Relu", "Relu"};
-  auto bidi = RunOp(Rnn({x, F({2, 1, 1}, {1, 1}), F({2, 1, 1}, {0.5, 0.5})},
+  auto bidi = RunOp(Rnn({x, F32({2, 1, 1}, {1, 1}), F32({2, 1, 1}, {0.5, 0.5})},
                         {{"activations", relu}, {"direction", testing::StringAttr("bidirectional")}}));
   ASSERT_TRUE(bidi.ok()) << bidi.status().message();
   // Y[t, dir, batch, hidden]
@@ -90,17 +88,17 @@ TEST(RecurrentTest, RnnSequenceLensStopsRowsAndZeroesPadding) {
   relu.kind = ir::Attribute::Kind::kStrings;
   relu.strings = {"Relu"};
   const Tensor lens = Tensor::FromVector<int32_t>({2}, {3, 1});
-  auto out =
-      RunOp(Rnn({F({3, 2, 1}, {1, 5, 1, 5, 1, 5}), F({1, 1, 1}, {1}), F({1, 1, 1}, {1}), Tensor(), lens},
-                {{"activations", relu}}));
+  auto out = RunOp(
+      Rnn({F32({3, 2, 1}, {1, 5, 1, 5, 1, 5}), F32({1, 1, 1}, {1}), F32({1, 1, 1}, {1}), Tensor(), lens},
+          {{"activations", relu}}));
   ASSERT_TRUE(out.ok()) << out.status().message();
   ExpectValues((*out)[0], {3, 1, 2, 1}, {1, 5, 2, 0, 3, 0});
   ExpectValues((*out)[1], {1, 2, 1}, {3, 5});
 
   // Reverse: row 1 starts at its own last step (t = 0).
-  auto rev =
-      RunOp(Rnn({F({3, 2, 1}, {1, 5, 2, 7, 3, 9}), F({1, 1, 1}, {1}), F({1, 1, 1}, {1}), Tensor(), lens},
-                {{"activations", relu}, {"direction", testing::StringAttr("reverse")}}));
+  auto rev = RunOp(
+      Rnn({F32({3, 2, 1}, {1, 5, 2, 7, 3, 9}), F32({1, 1, 1}, {1}), F32({1, 1, 1}, {1}), Tensor(), lens},
+          {{"activations", relu}, {"direction", testing::StringAttr("reverse")}}));
   ASSERT_TRUE(rev.ok()) << rev.status().message();
   ExpectValues((*rev)[0], {3, 1, 2, 1}, {6, 5, 5, 0, 3, 0});
   ExpectValues((*rev)[1], {1, 2, 1}, {6, 5});
@@ -111,7 +109,7 @@ TEST(RecurrentTest, RnnActivationAlphaBetaAndClip) {
   acts.kind = ir::Attribute::Kind::kStrings;
   acts.strings = {"Affine"};
   // Affine(x) = 2x + 1 on x = -1.5.
-  auto affine = RunOp(Rnn({F({1, 1, 1}, {-1.5}), F({1, 1, 1}, {1}), F({1, 1, 1}, {0})},
+  auto affine = RunOp(Rnn({F32({1, 1, 1}, {-1.5}), F32({1, 1, 1}, {1}), F32({1, 1, 1}, {0})},
                           {{"activations", acts},
                            {"activation_alpha", testing::FloatsAttr({2})},
                            {"activation_beta", testing::FloatsAttr({1})}}));
@@ -120,7 +118,7 @@ TEST(RecurrentTest, RnnActivationAlphaBetaAndClip) {
 
   // Clip bounds the activation input: Relu(clip(3, 0.5)) = 0.5.
   acts.strings = {"Relu"};
-  auto clipped = RunOp(Rnn({F({1, 1, 1}, {3}), F({1, 1, 1}, {1}), F({1, 1, 1}, {0})},
+  auto clipped = RunOp(Rnn({F32({1, 1, 1}, {3}), F32({1, 1, 1}, {1}), F32({1, 1, 1}, {0})},
                            {{"activations", acts}, {"clip", testing::FloatAttr(0.5f)}}));
   ASSERT_TRUE(clipped.ok()) << clipped.status().message();
   ExpectValues((*clipped)[1], {1, 1, 1}, {0.5});
@@ -131,9 +129,12 @@ TEST(RecurrentTest, GruDefaultAndLinearBeforeReset) {
   // z = r = sigmoid(0) = 0.5.
   // default: h~ = tanh(2 + (r*h0)*Rh + Rbh) = tanh(3);     H = 0.5*h~ + 0.5*h0
   // linear_before_reset: h~ = tanh(2 + r*(h0*Rh + Rbh)) = tanh(2.75)
-  std::vector<Tensor> inputs = {
-      F({1, 1, 1}, {2}), F({1, 3, 1}, {0, 0, 1}), F({1, 3, 1}, {0, 0, 1}), F({1, 6}, {0, 0, 0, 0, 0, 0.5}),
-      Tensor(),          F({1, 1, 1}, {1})};
+  std::vector<Tensor> inputs = {F32({1, 1, 1}, {2}),
+                                F32({1, 3, 1}, {0, 0, 1}),
+                                F32({1, 3, 1}, {0, 0, 1}),
+                                F32({1, 6}, {0, 0, 0, 0, 0, 0.5}),
+                                Tensor(),
+                                F32({1, 1, 1}, {1})};
   OpCall call{.op_type = "GRU", .opset = 14, .inputs = inputs, .num_outputs = 2};
   auto def = RunOp(call);
   ASSERT_TRUE(def.ok()) << def.status().message();
@@ -149,7 +150,7 @@ TEST(RecurrentTest, GruUpdateGateMixesState) {
   // Wz = 1 so z = sigmoid(x) with x = 1; Wh = 1, h0 = 0: H = (1 - z) * tanh(1).
   OpCall call{.op_type = "GRU",
               .opset = 14,
-              .inputs = {F({1, 1, 1}, {1}), F({1, 3, 1}, {1, 0, 1}), F({1, 3, 1}, {0, 0, 0})},
+              .inputs = {F32({1, 1, 1}, {1}), F32({1, 3, 1}, {1, 0, 1}), F32({1, 3, 1}, {0, 0, 0})},
               .num_outputs = 2};
   auto out = RunOp(call);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -166,8 +167,8 @@ TEST(RecurrentTest, LstmPeepholesAndInitialCell) {
   const double h = Sigmoid(c) * std::tanh(c);
   OpCall call{.op_type = "LSTM",
               .opset = 14,
-              .inputs = {F({1, 1, 1}, {1}), F({1, 4, 1}, {0, 0, 0, 1}), F({1, 4, 1}, {0, 0, 0, 0}), Tensor(),
-                         Tensor(), Tensor(), F({1, 1, 1}, {2}), F({1, 3}, {1, 1, 1})},
+              .inputs = {F32({1, 1, 1}, {1}), F32({1, 4, 1}, {0, 0, 0, 1}), F32({1, 4, 1}, {0, 0, 0, 0}),
+                         Tensor(), Tensor(), Tensor(), F32({1, 1, 1}, {2}), F32({1, 3}, {1, 1, 1})},
               .num_outputs = 3};
   auto out = RunOp(call);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -211,10 +212,10 @@ TEST(RecurrentTest, LayoutOneMatchesLayoutZero) {
   }
   OpCall seq_major{.op_type = "LSTM",
                    .opset = 14,
-                   .inputs = {F({3, 2, 2}, x_seq), F({1, 8, 2}, w), F({1, 8, 2}, r)},
+                   .inputs = {F32({3, 2, 2}, x_seq), F32({1, 8, 2}, w), F32({1, 8, 2}, r)},
                    .num_outputs = 3};
   OpCall batch_major = seq_major;
-  batch_major.inputs[0] = F({2, 3, 2}, x_batch);
+  batch_major.inputs[0] = F32({2, 3, 2}, x_batch);
   batch_major.attributes["layout"] = testing::IntAttr(1);
   auto a = RunOp(seq_major);
   auto b = RunOp(batch_major);
@@ -233,21 +234,22 @@ TEST(RecurrentTest, LayoutOneMatchesLayoutZero) {
 }
 
 TEST(RecurrentTest, RejectsBadInputs) {
-  const Tensor w = F({1, 1, 1}, {1});
-  EXPECT_FALSE(RunOp(Rnn({F({1, 1}, {1}), w, w})).ok());                        // X rank 2
-  EXPECT_FALSE(RunOp(Rnn({F({1, 1, 1}, {1}), F({1, 2, 1}, {1, 1}), w})).ok());  // W rows
-  EXPECT_FALSE(RunOp(Rnn({F({1, 1, 1}, {1}), w, w}, {{"direction", testing::StringAttr("sideways")}})).ok());
+  const Tensor w = F32({1, 1, 1}, {1});
+  EXPECT_FALSE(RunOp(Rnn({F32({1, 1}, {1}), w, w})).ok());                          // X rank 2
+  EXPECT_FALSE(RunOp(Rnn({F32({1, 1, 1}, {1}), F32({1, 2, 1}, {1, 1}), w})).ok());  // W rows
+  EXPECT_FALSE(
+      RunOp(Rnn({F32({1, 1, 1}, {1}), w, w}, {{"direction", testing::StringAttr("sideways")}})).ok());
   ir::Attribute acts;
   acts.kind = ir::Attribute::Kind::kStrings;
   acts.strings = {"Swish"};
-  EXPECT_FALSE(RunOp(Rnn({F({1, 1, 1}, {1}), w, w}, {{"activations", acts}})).ok());
-  EXPECT_FALSE(RunOp(Rnn({F({1, 1, 1}, {1}), w, w, Tensor(), Tensor::FromVector<int32_t>({1}, {2})})).ok());
+  EXPECT_FALSE(RunOp(Rnn({F32({1, 1, 1}, {1}), w, w}, {{"activations", acts}})).ok());
+  EXPECT_FALSE(RunOp(Rnn({F32({1, 1, 1}, {1}), w, w, Tensor(), Tensor::FromVector<int32_t>({1}, {2})})).ok());
   // Bidirectional needs two directions of weights.
   EXPECT_FALSE(
-      RunOp(Rnn({F({1, 1, 1}, {1}), w, w}, {{"direction", testing::StringAttr("bidirectional")}})).ok());
+      RunOp(Rnn({F32({1, 1, 1}, {1}), w, w}, {{"direction", testing::StringAttr("bidirectional")}})).ok());
   OpCall lstm{.op_type = "LSTM",
               .opset = 14,
-              .inputs = {F({1, 1, 1}, {1}), F({1, 3, 1}, {1, 1, 1}), F({1, 3, 1}, {1, 1, 1})}};
+              .inputs = {F32({1, 1, 1}, {1}), F32({1, 3, 1}, {1, 1, 1}), F32({1, 3, 1}, {1, 1, 1})}};
   EXPECT_FALSE(RunOp(lstm).ok());  // LSTM needs 4 gates
   OpCall half{.op_type = "GRU",
               .opset = 14,

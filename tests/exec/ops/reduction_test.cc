@@ -8,45 +8,23 @@
 
 #include "../../../src/exec/ops/reduction_internal.h"
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
+using testing::ExpectNearRelative;
+using testing::F32;
 using testing::FloatAttr;
+using testing::I64;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::OpCall;
+using testing::Run1;
 using testing::RunOp;
-
-Tensor F(Shape shape, std::vector<float> v) { return Tensor::FromVector<float>(std::move(shape), v); }
-Tensor I64(Shape shape, std::vector<int64_t> v) { return Tensor::FromVector<int64_t>(std::move(shape), v); }
-
-std::vector<float> Values(const Tensor& t) { return {t.data<float>(), t.data<float>() + t.numel()}; }
-std::vector<int64_t> Values64(const Tensor& t) { return {t.data<int64_t>(), t.data<int64_t>() + t.numel()}; }
-
-void ExpectNear(const Tensor& t, Shape shape, std::vector<float> want, float tol = 1e-5f) {
-  ASSERT_EQ(t.dtype(), ir::DType::kFloat32);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.numel(), static_cast<int64_t>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (std::isinf(want[i])) {
-      EXPECT_EQ(t.data<float>()[i], want[i]) << "at " << i;
-    } else {
-      EXPECT_NEAR(t.data<float>()[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << "at " << i;
-    }
-  }
-}
-
-// Runs a one-output op and returns its output (fails the test on error).
-Tensor Run1(OpCall call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return {};
-  return (*out)[0];
-}
+using testing::Values;
 
 OpCall Reduce(const std::string& op, Tensor x, std::vector<int64_t> axes, int64_t keepdims = 1,
               int64_t opset = 11) {
@@ -56,28 +34,28 @@ OpCall Reduce(const std::string& op, Tensor x, std::vector<int64_t> axes, int64_
 }
 
 // x = [[1, 2, 3], [4, 5, 6]]
-Tensor Small() { return F({2, 3}, {1, 2, 3, 4, 5, 6}); }
+Tensor Small() { return F32({2, 3}, {1, 2, 3, 4, 5, 6}); }
 
 TEST(ReductionSum, AxesInputFromOpset13) {
   OpCall call{"ReduceSum", "", 13, {}, {Small(), I64({1}, {1})}};
-  ExpectNear(Run1(call), {2, 1}, {6, 15});
+  ExpectNearRelative(Run1(call), {2, 1}, {6, 15});
   call.inputs[1] = I64({1}, {-2});
   call.attributes["keepdims"] = IntAttr(0);
-  ExpectNear(Run1(call), {3}, {5, 7, 9});
+  ExpectNearRelative(Run1(call), {3}, {5, 7, 9});
 }
 
 TEST(ReductionSum, AxesAttributeBeforeOpset13) {
-  ExpectNear(Run1(Reduce("ReduceSum", Small(), {0}, 0)), {3}, {5, 7, 9});
-  ExpectNear(Run1(Reduce("ReduceSum", Small(), {})), {1, 1}, {21});
+  ExpectNearRelative(Run1(Reduce("ReduceSum", Small(), {0}, 0)), {3}, {5, 7, 9});
+  ExpectNearRelative(Run1(Reduce("ReduceSum", Small(), {})), {1, 1}, {21});
 }
 
 TEST(ReductionSum, EmptyAxesReduceAllOrNothing) {
   OpCall call{"ReduceSum", "", 13, {}, {Small(), I64({0}, {})}};
-  ExpectNear(Run1(call), {1, 1}, {21});
+  ExpectNearRelative(Run1(call), {1, 1}, {21});
   call.attributes["noop_with_empty_axes"] = IntAttr(1);
-  ExpectNear(Run1(call), {2, 3}, {1, 2, 3, 4, 5, 6});
+  ExpectNearRelative(Run1(call), {2, 3}, {1, 2, 3, 4, 5, 6});
   call.inputs.resize(1);  // axes omitted altogether
-  ExpectNear(Run1(call), {2, 3}, {1, 2, 3, 4, 5, 6});
+  ExpectNearRelative(Run1(call), {2, 3}, {1, 2, 3, 4, 5, 6});
 }
 
 TEST(ReductionSum, IntegerTypes) {
@@ -87,13 +65,13 @@ TEST(ReductionSum, IntegerTypes) {
   EXPECT_EQ(y.data<int32_t>()[0], -1);
   EXPECT_EQ(y.data<int32_t>()[1], 7);
   Tensor m = Run1(Reduce("ReduceMax", I64({3}, {-5, 9, 2}), {}, 0));
-  EXPECT_EQ(Values64(m), std::vector<int64_t>({9}));
+  EXPECT_EQ(Values<int64_t>(m), std::vector<int64_t>({9}));
 }
 
 TEST(ReductionSum, LongRowIsAccurate) {
   // 300000 x 0.1f: blocked double accumulation keeps the float32 sum exact to ~1 ulp.
   const int64_t n = 300000;
-  Tensor x = F({1, n}, std::vector<float>(n, 0.1f));
+  Tensor x = F32({1, n}, std::vector<float>(n, 0.1f));
   Tensor y = Run1(Reduce("ReduceSum", x, {1}, 0));
   EXPECT_NEAR(y.data<float>()[0], n * static_cast<double>(0.1f), 1e-2);
 }
@@ -103,54 +81,54 @@ TEST(ReductionMean, MiddleAndLeadingAxes) {
   std::vector<float> v(12);
   for (int i = 0; i < 12; ++i) v[i] = static_cast<float>(i);
   // Mean over j: 6i + k + 2 (mean of 2j over j = 0, 1, 2).
-  ExpectNear(Run1(Reduce("ReduceMean", F({2, 3, 2}, v), {1}, 0)), {2, 2}, {2, 3, 8, 9});
+  ExpectNearRelative(Run1(Reduce("ReduceMean", F32({2, 3, 2}, v), {1}, 0)), {2, 2}, {2, 3, 8, 9});
   // Mean over i: 3 + 2j + k.
-  ExpectNear(Run1(Reduce("ReduceMean", F({2, 3, 2}, v), {0}, 1)), {1, 3, 2}, {3, 4, 5, 6, 7, 8});
+  ExpectNearRelative(Run1(Reduce("ReduceMean", F32({2, 3, 2}, v), {0}, 1)), {1, 3, 2}, {3, 4, 5, 6, 7, 8});
 }
 
 TEST(ReductionMax, NonContiguousAxesGather) {
   // Axes {0, 2} of 2x3x2 keep j: max over i, k of 6i + 2j + k = 6 + 2j + 1; min = 2j.
   std::vector<float> v(12);
   for (int i = 0; i < 12; ++i) v[i] = static_cast<float>(i);
-  ExpectNear(Run1(Reduce("ReduceMax", F({2, 3, 2}, v), {0, 2}, 0)), {3}, {7, 9, 11});
-  ExpectNear(Run1(Reduce("ReduceMin", F({2, 3, 2}, v), {2, 0}, 1)), {1, 3, 1}, {0, 2, 4});
+  ExpectNearRelative(Run1(Reduce("ReduceMax", F32({2, 3, 2}, v), {0, 2}, 0)), {3}, {7, 9, 11});
+  ExpectNearRelative(Run1(Reduce("ReduceMin", F32({2, 3, 2}, v), {2, 0}, 1)), {1, 3, 1}, {0, 2, 4});
   // Sum over i, k: (2j) + (2j+1) + (6+2j) + (7+2j) = 8j + 14.
-  ExpectNear(Run1(Reduce("ReduceSum", F({2, 3, 2}, v), {0, -1}, 0)), {3}, {14, 22, 30});
+  ExpectNearRelative(Run1(Reduce("ReduceSum", F32({2, 3, 2}, v), {0, -1}, 0)), {3}, {14, 22, 30});
 }
 
 TEST(ReductionMax, PropagatesNaN) {
-  Tensor y = Run1(Reduce("ReduceMax", F({3}, {1, NAN, 2}), {}, 0));
+  Tensor y = Run1(Reduce("ReduceMax", F32({3}, {1, NAN, 2}), {}, 0));
   EXPECT_TRUE(std::isnan(y.data<float>()[0]));
   // A long row (lanes path), a middle axis, and a reduction over a size-1 axis (element map).
   std::vector<float> row(40, 1.0f);
   row[37] = NAN;
-  EXPECT_TRUE(std::isnan(Run1(Reduce("ReduceMin", F({40}, row), {}, 0)).data<float>()[0]));
-  Tensor middle = Run1(Reduce("ReduceMax", F({3, 2}, {1, 5, NAN, 6, 3, 7}), {0}, 0));
+  EXPECT_TRUE(std::isnan(Run1(Reduce("ReduceMin", F32({40}, row), {}, 0)).data<float>()[0]));
+  Tensor middle = Run1(Reduce("ReduceMax", F32({3, 2}, {1, 5, NAN, 6, 3, 7}), {0}, 0));
   EXPECT_TRUE(std::isnan(middle.data<float>()[0]));
   EXPECT_EQ(middle.data<float>()[1], 7.0f);
-  Tensor map = Run1(Reduce("ReduceMax", F({2, 1}, {NAN, 4}), {1}, 0));
+  Tensor map = Run1(Reduce("ReduceMax", F32({2, 1}, {NAN, 4}), {1}, 0));
   EXPECT_TRUE(std::isnan(map.data<float>()[0]));
   EXPECT_EQ(map.data<float>()[1], 4.0f);
 }
 
 TEST(ReductionOther, ElementMaps) {
-  Tensor x = F({2, 2}, {1, -2, 3, -4});
-  ExpectNear(Run1(Reduce("ReduceProd", x, {1}, 0)), {2}, {-2, -12});
-  ExpectNear(Run1(Reduce("ReduceL1", x, {1}, 0)), {2}, {3, 7});
-  ExpectNear(Run1(Reduce("ReduceL2", x, {1}, 0)), {2}, {std::sqrt(5.0f), 5});
-  ExpectNear(Run1(Reduce("ReduceSumSquare", x, {0}, 0)), {2}, {10, 20});
-  ExpectNear(Run1(Reduce("ReduceLogSum", F({2}, {1, 2}), {}, 0)), {}, {std::log(3.0f)});
+  Tensor x = F32({2, 2}, {1, -2, 3, -4});
+  ExpectNearRelative(Run1(Reduce("ReduceProd", x, {1}, 0)), {2}, {-2, -12});
+  ExpectNearRelative(Run1(Reduce("ReduceL1", x, {1}, 0)), {2}, {3, 7});
+  ExpectNearRelative(Run1(Reduce("ReduceL2", x, {1}, 0)), {2}, {std::sqrt(5.0f), 5});
+  ExpectNearRelative(Run1(Reduce("ReduceSumSquare", x, {0}, 0)), {2}, {10, 20});
+  ExpectNearRelative(Run1(Reduce("ReduceLogSum", F32({2}, {1, 2}), {}, 0)), {}, {std::log(3.0f)});
   // log(e^1000 + e^1000) = 1000 + log 2: needs the max subtracted.
-  ExpectNear(Run1(Reduce("ReduceLogSumExp", F({2, 2}, {1000, 1000, 0, 0}), {1}, 0)), {2},
-             {1000 + std::log(2.0f), std::log(2.0f)});
+  ExpectNearRelative(Run1(Reduce("ReduceLogSumExp", F32({2, 2}, {1000, 1000, 0, 0}), {1}, 0)), {2},
+                     {1000 + std::log(2.0f), std::log(2.0f)});
 }
 
 TEST(ReductionOther, EmptyAxisGivesIdentity) {
-  Tensor x = F({2, 0}, {});
-  ExpectNear(Run1(Reduce("ReduceSum", x, {1}, 0)), {2}, {0, 0});
-  ExpectNear(Run1(Reduce("ReduceProd", x, {1}, 0)), {2}, {1, 1});
+  Tensor x = F32({2, 0}, {});
+  ExpectNearRelative(Run1(Reduce("ReduceSum", x, {1}, 0)), {2}, {0, 0});
+  ExpectNearRelative(Run1(Reduce("ReduceProd", x, {1}, 0)), {2}, {1, 1});
   const float inf = std::numeric_limits<float>::infinity();
-  ExpectNear(Run1(Reduce("ReduceMax", x, {1}, 0)), {2}, {-inf, -inf});
+  ExpectNearRelative(Run1(Reduce("ReduceMax", x, {1}, 0)), {2}, {-inf, -inf});
 }
 
 TEST(ReductionOther, Float16ComputedInFloat32) {
@@ -173,46 +151,46 @@ TEST(ReductionErrors, BadAxes) {
 }
 
 TEST(ReductionArg, MaxAndMin) {
-  Tensor x = F({2, 3}, {2, 1, 7, 3, 10, 0});
+  Tensor x = F32({2, 3}, {2, 1, 7, 3, 10, 0});
   OpCall call{"ArgMax", "", 13, {{"axis", IntAttr(0)}}, {x}};
   EXPECT_EQ(Run1(call).shape(), Shape({1, 3}));
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({1, 1, 0}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({1, 1, 0}));
   call.attributes["axis"] = IntAttr(-1);
   call.attributes["keepdims"] = IntAttr(0);
   EXPECT_EQ(Run1(call).shape(), Shape({2}));
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({2, 1}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({2, 1}));
   call.op_type = "ArgMin";
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({1, 2}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({1, 2}));
 }
 
 TEST(ReductionArg, SelectLastIndex) {
-  Tensor x = F({2, 3}, {5, 1, 5, 0, 0, 2});
+  Tensor x = F32({2, 3}, {5, 1, 5, 0, 0, 2});
   OpCall call{"ArgMax", "", 12, {{"axis", IntAttr(1)}, {"keepdims", IntAttr(0)}}, {x}};
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({0, 2}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({0, 2}));
   call.attributes["select_last_index"] = IntAttr(1);
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({2, 2}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({2, 2}));
   call.op_type = "ArgMin";
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({1, 1}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({1, 1}));
   // Along axis 0 (inner > 1): column-wise ties.
   call.attributes["axis"] = IntAttr(0);
-  Tensor t = F({2, 2}, {4, 4, 4, 3});
+  Tensor t = F32({2, 2}, {4, 4, 4, 3});
   call.inputs = {t};
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({1, 1}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({1, 1}));
   call.attributes["select_last_index"] = IntAttr(0);
-  EXPECT_EQ(Values64(Run1(call)), std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(Values<int64_t>(Run1(call)), std::vector<int64_t>({0, 1}));
 }
 
 TEST(ReductionArg, Errors) {
   EXPECT_FALSE(RunOp(OpCall{"ArgMax", "", 13, {{"axis", IntAttr(2)}}, {Small()}}).ok());
-  EXPECT_FALSE(RunOp(OpCall{"ArgMin", "", 13, {{"axis", IntAttr(1)}}, {F({2, 0}, {})}}).ok());
+  EXPECT_FALSE(RunOp(OpCall{"ArgMin", "", 13, {{"axis", IntAttr(1)}}, {F32({2, 0}, {})}}).ok());
 }
 
 // softmax([1, 2, 3]) = e^k / (e + e^2 + e^3).
 const std::vector<float> kSoftmax123 = {0.09003057f, 0.24472847f, 0.66524096f};
 
 TEST(ReductionSoftmax, LastAxis) {
-  Tensor y = Run1(OpCall{"Softmax", "", 13, {}, {F({2, 3}, {1, 2, 3, 1001, 1002, 1003})}});
-  ExpectNear(
+  Tensor y = Run1(OpCall{"Softmax", "", 13, {}, {F32({2, 3}, {1, 2, 3, 1001, 1002, 1003})}});
+  ExpectNearRelative(
       y, {2, 3},
       {kSoftmax123[0], kSoftmax123[1], kSoftmax123[2], kSoftmax123[0], kSoftmax123[1], kSoftmax123[2]});
 }
@@ -231,15 +209,15 @@ TEST(ReductionSoftmax, LongRowsMatchFormula) {
     want[i] = static_cast<float>(std::exp(static_cast<double>(v[i])) / sum);
     want_log[i] = static_cast<float>(v[i] - std::log(sum));
   }
-  ExpectNear(Run1(OpCall{"Softmax", "", 13, {}, {F({1, n}, v)}}), {1, n}, want);
-  ExpectNear(Run1(OpCall{"LogSoftmax", "", 13, {}, {F({1, n}, v)}}), {1, n}, want_log);
-  ExpectNear(Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(0)}}, {F({n, 1}, v)}}), {n, 1}, want);
+  ExpectNearRelative(Run1(OpCall{"Softmax", "", 13, {}, {F32({1, n}, v)}}), {1, n}, want);
+  ExpectNearRelative(Run1(OpCall{"LogSoftmax", "", 13, {}, {F32({1, n}, v)}}), {1, n}, want_log);
+  ExpectNearRelative(Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(0)}}, {F32({n, 1}, v)}}), {n, 1}, want);
 }
 
 TEST(ReductionSoftmax, MiddleAxis) {
   // Shape 1x3x2, softmax along axis 1: column k is [1, 2, 3] + 10k.
-  Tensor y = Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(1)}}, {F({1, 3, 2}, {1, 11, 2, 12, 3, 13})}});
-  ExpectNear(
+  Tensor y = Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(1)}}, {F32({1, 3, 2}, {1, 11, 2, 12, 3, 13})}});
+  ExpectNearRelative(
       y, {1, 3, 2},
       {kSoftmax123[0], kSoftmax123[0], kSoftmax123[1], kSoftmax123[1], kSoftmax123[2], kSoftmax123[2]});
 }
@@ -247,28 +225,28 @@ TEST(ReductionSoftmax, MiddleAxis) {
 TEST(ReductionSoftmax, Opset11CoercesTo2D) {
   // axis 1 of 1x2x2 flattens to one row of 4: softmax([0, 0, 0, 0]) = 1/4 each, whereas opset 13
   // would normalize pairs along axis 1 (1/2 each).
-  Tensor x = F({1, 2, 2}, {0, 0, 0, 0});
-  ExpectNear(Run1(OpCall{"Softmax", "", 11, {{"axis", IntAttr(1)}}, {x}}), {1, 2, 2},
-             {0.25f, 0.25f, 0.25f, 0.25f});
-  ExpectNear(Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(1)}}, {x}}), {1, 2, 2},
-             {0.5f, 0.5f, 0.5f, 0.5f});
+  Tensor x = F32({1, 2, 2}, {0, 0, 0, 0});
+  ExpectNearRelative(Run1(OpCall{"Softmax", "", 11, {{"axis", IntAttr(1)}}, {x}}), {1, 2, 2},
+                     {0.25f, 0.25f, 0.25f, 0.25f});
+  ExpectNearRelative(Run1(OpCall{"Softmax", "", 13, {{"axis", IntAttr(1)}}, {x}}), {1, 2, 2},
+                     {0.5f, 0.5f, 0.5f, 0.5f});
   // Default axis before 13 is 1.
-  ExpectNear(Run1(OpCall{"Softmax", "", 9, {}, {x}}), {1, 2, 2}, {0.25f, 0.25f, 0.25f, 0.25f});
+  ExpectNearRelative(Run1(OpCall{"Softmax", "", 9, {}, {x}}), {1, 2, 2}, {0.25f, 0.25f, 0.25f, 0.25f});
 }
 
 TEST(ReductionSoftmax, LogSoftmax) {
   // log softmax([1, 2, 3]) = k - 3 - log(1 + e^-1 + e^-2) = k - 3.40760596.
-  ExpectNear(Run1(OpCall{"LogSoftmax", "", 13, {}, {F({3}, {1, 2, 3})}}), {3},
-             {-2.40760596f, -1.40760596f, -0.40760596f});
-  ExpectNear(Run1(OpCall{"LogSoftmax", "", 13, {{"axis", IntAttr(0)}}, {F({3, 1}, {1, 2, 3})}}), {3, 1},
-             {-2.40760596f, -1.40760596f, -0.40760596f});
+  ExpectNearRelative(Run1(OpCall{"LogSoftmax", "", 13, {}, {F32({3}, {1, 2, 3})}}), {3},
+                     {-2.40760596f, -1.40760596f, -0.40760596f});
+  ExpectNearRelative(Run1(OpCall{"LogSoftmax", "", 13, {{"axis", IntAttr(0)}}, {F32({3, 1}, {1, 2, 3})}}),
+                     {3, 1}, {-2.40760596f, -1.40760596f, -0.40760596f});
 }
 
 TEST(ReductionSoftmax, Hardmax) {
-  ExpectNear(Run1(OpCall{"Hardmax", "", 13, {}, {F({2, 3}, {1, 3, 3, 2, 0, 1})}}), {2, 3},
-             {0, 1, 0, 1, 0, 0});
-  ExpectNear(Run1(OpCall{"Hardmax", "", 13, {{"axis", IntAttr(0)}}, {F({2, 2}, {1, 5, 2, 5})}}), {2, 2},
-             {0, 1, 1, 0});
+  ExpectNearRelative(Run1(OpCall{"Hardmax", "", 13, {}, {F32({2, 3}, {1, 3, 3, 2, 0, 1})}}), {2, 3},
+                     {0, 1, 0, 1, 0, 0});
+  ExpectNearRelative(Run1(OpCall{"Hardmax", "", 13, {{"axis", IntAttr(0)}}, {F32({2, 2}, {1, 5, 2, 5})}}),
+                     {2, 2}, {0, 1, 1, 0});
 }
 
 TEST(ReductionSoftmax, Errors) {

@@ -4,19 +4,17 @@
 #include <numbers>
 #include <vector>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
+using testing::F32;
 using testing::OpCall;
 using testing::RunOp;
 
-Tensor F(Shape shape, std::vector<float> values) {
-  return Tensor::FromVector<float>(std::move(shape), values);
-}
 Tensor I64(int64_t v) { return Tensor::FromVector<int64_t>({}, {v}); }
 
 void ExpectTensor(const Expected<std::vector<Tensor>>& out, const Shape& shape,
@@ -39,31 +37,31 @@ Expected<std::vector<Tensor>> Dft(std::vector<Tensor> inputs,
 
 TEST(SignalTest, DftOfRealSignal) {
   // DFT [1, 2, 3, 4] = [10, -2+2i, -2, -2-2i].
-  const Tensor x = F({1, 4, 1}, {1, 2, 3, 4});
+  const Tensor x = F32({1, 4, 1}, {1, 2, 3, 4});
   ExpectTensor(Dft({x}), {1, 4, 2}, {10, 0, -2, 2, -2, 0, -2, -2});
   ExpectTensor(Dft({x}, {{"onesided", testing::IntAttr(1)}}), {1, 3, 2}, {10, 0, -2, 2, -2, 0});
   // Odd length (direct sum path): DFT [1, 2, 3] = [6, -1.5 + (sqrt(3)/2) i, -1.5 - (sqrt(3)/2) i].
   const double h = std::sqrt(3.0) / 2;
-  ExpectTensor(Dft({F({1, 3, 1}, {1, 2, 3})}), {1, 3, 2}, {6, 0, -1.5, h, -1.5, -h});
+  ExpectTensor(Dft({F32({1, 3, 1}, {1, 2, 3})}), {1, 3, 2}, {6, 0, -1.5, h, -1.5, -h});
 }
 
 TEST(SignalTest, DftLengthPadsAndTruncates) {
   // [1, 2] zero-padded to 4: X[k] = 1 + 2 e^{-i pi k / 2} = [3, 1-2i, -1, 1+2i].
-  ExpectTensor(Dft({F({1, 2, 1}, {1, 2}), I64(4)}), {1, 4, 2}, {3, 0, 1, -2, -1, 0, 1, 2});
+  ExpectTensor(Dft({F32({1, 2, 1}, {1, 2}), I64(4)}), {1, 4, 2}, {3, 0, 1, -2, -1, 0, 1, 2});
   // Truncated to the first 2 values of [1, 2, 3]: [3, -1].
-  ExpectTensor(Dft({F({1, 3, 1}, {1, 2, 3}), Tensor::FromVector<int32_t>({}, {2})}), {1, 2, 2},
+  ExpectTensor(Dft({F32({1, 3, 1}, {1, 2, 3}), Tensor::FromVector<int32_t>({}, {2})}), {1, 2, 2},
                {3, 0, -1, 0});
 }
 
 TEST(SignalTest, DftInverseOfComplexAndAxis) {
   // IDFT of [10, -2+2i, -2, -2-2i] is [1, 2, 3, 4].
-  ExpectTensor(Dft({F({1, 4, 2}, {10, 0, -2, 2, -2, 0, -2, -2})}, {{"inverse", testing::IntAttr(1)}}),
+  ExpectTensor(Dft({F32({1, 4, 2}, {10, 0, -2, 2, -2, 0, -2, -2})}, {{"inverse", testing::IntAttr(1)}}),
                {1, 4, 2}, {1, 0, 2, 0, 3, 0, 4, 0});
   // axis = 2 on [1, 2, 2, 1]: each row [a, b] -> [a + b, a - b].
-  ExpectTensor(Dft({F({1, 2, 2, 1}, {1, 2, 3, 5})}, {{"axis", testing::IntAttr(2)}}), {1, 2, 2, 2},
+  ExpectTensor(Dft({F32({1, 2, 2, 1}, {1, 2, 3, 5})}, {{"axis", testing::IntAttr(2)}}), {1, 2, 2, 2},
                {3, 0, -1, 0, 8, 0, -2, 0});
   // axis = 1 on the same input: columns [1, 3] and [2, 5].
-  ExpectTensor(Dft({F({1, 2, 2, 1}, {1, 2, 3, 5})}), {1, 2, 2, 2}, {4, 0, 7, 0, -2, 0, -3, 0});
+  ExpectTensor(Dft({F32({1, 2, 2, 1}, {1, 2, 3, 5})}), {1, 2, 2, 2}, {4, 0, 7, 0, -2, 0, -3, 0});
 }
 
 TEST(SignalTest, DftLongLengthsMatchFormula) {
@@ -84,20 +82,20 @@ TEST(SignalTest, DftLongLengthsMatchFormula) {
 }
 
 TEST(SignalTest, DftRejectsBadArguments) {
-  const Tensor x = F({1, 4, 1}, {1, 2, 3, 4});
+  const Tensor x = F32({1, 4, 1}, {1, 2, 3, 4});
   EXPECT_FALSE(Dft({x}, {{"axis", testing::IntAttr(2)}}).ok());  // the complex dim
   EXPECT_FALSE(Dft({x}, {{"axis", testing::IntAttr(5)}}).ok());
   EXPECT_FALSE(Dft({x}, {{"onesided", testing::IntAttr(1)}, {"inverse", testing::IntAttr(1)}}).ok());
-  EXPECT_FALSE(Dft({F({1, 2, 3}, {1, 2, 3, 4, 5, 6})}).ok());  // last dim 3
+  EXPECT_FALSE(Dft({F32({1, 2, 3}, {1, 2, 3, 4, 5, 6})}).ok());  // last dim 3
   EXPECT_FALSE(Dft({x, I64(0)}).ok());
 }
 
 TEST(SignalTest, StftFramesWithWindowAndLength) {
   // signal 0..7, frames of 4 every 4 samples: 2 frames, 3 one-sided bins.
-  const Tensor signal = F({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor signal = F32({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
   // Window picking sample 1 of each frame: X[k] = s e^{-i pi k / 2} = [s, -i s, -s].
   auto picked =
-      RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4), F({4}, {0, 1, 0, 0})}});
+      RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4), F32({4}, {0, 1, 0, 0})}});
   ExpectTensor(picked, {1, 2, 3, 2}, {1, 0, 0, -1, -1, 0, 5, 0, 0, -5, -5, 0});
   // No window, frame_length 4, full spectrum: frame [0,1,2,3] -> [6, -2+2i, -2, -2-2i].
   auto full = RunOp(OpCall{.op_type = "STFT",
@@ -111,12 +109,13 @@ TEST(SignalTest, StftFramesWithWindowAndLength) {
 }
 
 TEST(SignalTest, StftRejectsBadArguments) {
-  const Tensor signal = F({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor signal = F32({1, 8, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
   EXPECT_FALSE(RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4)}}).ok());  // no size
   EXPECT_FALSE(
       RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(0), Tensor(), I64(4)}}).ok());
   EXPECT_FALSE(
-      RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4), F({2}, {1, 1}), I64(4)}}).ok());
+      RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4), F32({2}, {1, 1}), I64(4)}})
+          .ok());
   EXPECT_FALSE(
       RunOp(OpCall{.op_type = "STFT", .opset = 17, .inputs = {signal, I64(4), Tensor(), I64(16)}}).ok());
 }
@@ -151,14 +150,14 @@ TEST(SignalTest, MelWeightMatrixMatchesOnnxExample) {
       RunOp(OpCall{.op_type = "MelWeightMatrix",
                    .opset = 17,
                    .inputs = {Tensor::FromVector<int32_t>({}, {8}), Tensor::FromVector<int32_t>({}, {16}),
-                              Tensor::FromVector<int32_t>({}, {8192}), F({}, {0}), F({}, {4096})}});
+                              Tensor::FromVector<int32_t>({}, {8192}), F32({}, {0}), F32({}, {4096})}});
   std::vector<double> expected(9 * 8, 0.0);
   const int ones[][2] = {{0, 0}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 6}, {5, 7}};
   for (const auto& rc : ones) expected[static_cast<size_t>(rc[0] * 8 + rc[1])] = 1.0;
   ExpectTensor(out, {9, 8}, expected);
   EXPECT_FALSE(RunOp(OpCall{.op_type = "MelWeightMatrix",
                             .opset = 17,
-                            .inputs = {I64(8), I64(0), I64(8192), F({}, {0}), F({}, {4096})}})
+                            .inputs = {I64(8), I64(0), I64(8192), F32({}, {0}), F32({}, {4096})}})
                    .ok());
 }
 

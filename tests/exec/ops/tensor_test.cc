@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "npugap/numerics/half.h"
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -19,41 +19,17 @@ namespace {
 using ir::DType;
 using ir::Shape;
 using ir::Tensor;
+using testing::Bools;
 using testing::FloatAttr;
 using testing::IntAttr;
 using testing::IntsAttr;
+using testing::Make;
 using testing::OpCall;
+using testing::Run1;
 using testing::RunOp;
 using testing::StringAttr;
-
-template <typename T>
-Tensor Make(Shape shape, std::vector<T> values) {
-  return Tensor::FromVector<T>(std::move(shape), values);
-}
-
-Tensor Strings(Shape shape, std::vector<std::string> values) {
-  Tensor t = Tensor::Empty(DType::kString, std::move(shape));
-  t.strings() = std::move(values);
-  return t;
-}
-
-Tensor Bools(Shape shape, std::vector<int> values) {
-  Tensor t = Tensor::Empty(DType::kBool, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<uint8_t>()[i] = values[i] ? 1 : 0;
-  return t;
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
-
-Tensor Run1(OpCall call) {
-  auto out = RunOp(call);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return {};
-  return (*out)[0];
-}
+using testing::Strings;
+using testing::Values;
 
 StatusCode CodeOf(const OpCall& call) { return RunOp(call).status().code(); }
 

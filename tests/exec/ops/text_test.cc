@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {
@@ -9,12 +9,7 @@ using testing::IntsAttr;
 using testing::OpCall;
 using testing::RunOp;
 using testing::StringAttr;
-
-ir::Tensor Strings(ir::Shape shape, std::vector<std::string> values) {
-  ir::Tensor t = ir::Tensor::Empty(ir::DType::kString, std::move(shape));
-  t.strings() = std::move(values);
-  return t;
-}
+using testing::Strings;
 
 TEST(TextOps, StringNormalizerDropsStopwordsCaseInsensitivelyThenUppercases) {
   OpCall call{"StringNormalizer"};
@@ -43,8 +38,8 @@ TEST(TextOps, TfIdfCountsUnigramsAndSkipBigrams) {
   OpCall call{"TfIdfVectorizer"};
   call.opset = 9;
   call.attributes = {{"min_gram_length", testing::IntAttr(1)}, {"max_gram_length", testing::IntAttr(2)},
-                     {"max_skip_count", testing::IntAttr(1)}, {"mode", StringAttr("TF")},
-                     {"ngram_counts", IntsAttr({0, 2})}, {"ngram_indexes", IntsAttr({0, 1, 2})},
+                     {"max_skip_count", testing::IntAttr(1)},  {"mode", StringAttr("TF")},
+                     {"ngram_counts", IntsAttr({0, 2})},       {"ngram_indexes", IntsAttr({0, 1, 2})},
                      {"pool_int64s", IntsAttr({2, 3, 2, 3})}};
   // Sequence 2 9 3: unigram 2 once, unigram 3 once, bigram (2,3) only with one skip.
   call.inputs = {ir::Tensor::FromVector<int64_t>({3}, {2, 9, 3})};

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "op_test_util.h"
+#include "op_test_expect.h"
 
 namespace npugap {
 namespace {

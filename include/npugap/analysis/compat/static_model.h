@@ -12,13 +12,13 @@
 namespace npugap::compat {
 
 struct StaticModelStats {
-  int nodes_folded = 0;   // shape-chain nodes replaced by initializers
+  int nodes_folded = 0;   // nodes computed into initializers
   int nodes_removed = 0;  // constant helpers left without consumers
 };
 
-// Re-imports and folds again until a pass folds nothing (folding lets shape inference resolve
-// more dims). Fails when a graph input still has an unbound dim (bind it with --shape / --batch first) or a
-// kernel fails while folding (the error names the node).
+// Folds with the import's own pass (onnx/fold_constants.h: re-imported with
+// fold_shape_constants on, which folds and re-infers shapes until a pass folds nothing). Fails when
+// a graph input still has an unbound dim (bind it with --shape / --batch first).
 Expected<ir::Model> MakeStaticModel(const ir::Model& model, StaticModelStats* stats = nullptr);
 
 // `atc --model=PATH --framework=5 --output=STEM --input_shape=... --soc_version=...

@@ -1,6 +1,6 @@
-// Which values of a graph are known before the model runs, and which compute shapes. Both the
-// dynamic-shape findings and --write-static's folding rest on this one walk, so what the check
-// says "folds" is exactly what the static model folds.
+// Which values of a graph are known before the model runs, and which compute shapes: the walk
+// behind the dynamic-shape findings. (--write-static folds with the import's pass, which the check
+// runs first, so a known shape chain left for a finding is one that pass did not fold.)
 #pragma once
 
 #include <cstdint>

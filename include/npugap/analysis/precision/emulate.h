@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "npugap/analysis/precision/plan.h"
@@ -37,5 +38,11 @@ class EmulatedRunner {
   explicit EmulatedRunner(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };
+
+// Where a run of `plan` on this host departs from the kernels the plan names, one line each (none
+// when it does not): on a CPU where oneDNN has no bf16 convolution, the uniform_bf16 Conv nodes
+// run the fp32 convolution rounded to bf16 once, so their bits are not PyTorch's. The renderers
+// show the lines as notes next to the run's results.
+std::vector<std::string> HostRunNotes(const PrecisionPlan& plan);
 
 }  // namespace npugap::analysis::precision
