@@ -12,6 +12,7 @@
 #include "npugap/analysis/perf/lower.h"
 #include "npugap/comm/data_parallel.h"
 #include "npugap/comm/faults.h"
+#include "npugap/comm/moe.h"
 #include "npugap/comm/simulate.h"
 
 namespace npugap::cli {
@@ -44,6 +45,9 @@ struct CommFlags {
   int root = 0;
   int peer = 1;
   comm::TimeoutSettings timeouts;
+  comm::MoeSpec moe;  // --op moe-dispatch / moe-combine
+  std::string moe_dtype = "int8";
+  bool moe_no_dedup = false;
 };
 
 struct DpFlags {
@@ -224,11 +228,70 @@ nlohmann::json TimeoutJson(const comm::TimeoutReport& t) {
   return j;
 }
 
+// --op moe-dispatch / moe-combine: one row, the usual columns plus DeepEP's metric.
+int RunMoe(const CommFlags& f, const Cluster& cluster) {
+  comm::MoeSpec spec = f.moe;
+  auto phase = comm::ParseMoePhase(f.op);
+  if (!phase.ok()) return ReportError(phase.status());
+  auto dtype = comm::ParseMoeDtype(f.moe_dtype);
+  if (!dtype.ok()) return ReportError(dtype.status());
+  spec.phase = *phase;
+  spec.dtype = *dtype;
+  spec.dedup = !f.moe_no_dedup;
+  auto options = BuildSimOptions(f.sim, cluster, f.sim.ranks);
+  if (!options.ok()) return ReportError(options.status());
+  auto r = comm::SimulateMoe(cluster, f.sim.ranks, spec, *options);
+  if (!r.ok()) return ReportError(r.status());
+  const comm::CollectiveResult& c = r->collective;
+  if (f.sim.json) {
+    nlohmann::json j{{"cluster", cluster.name},   {"ranks", f.sim.ranks},    {"op", f.op},
+                     {"sim", f.sim.sim},          {"tokens", spec.tokens},   {"hidden", spec.hidden},
+                     {"topk", spec.topk},         {"experts", spec.experts}, {"dtype", f.moe_dtype},
+                     {"routing_seed", spec.seed}, {"dedup", spec.dedup}};
+    j["rows"] = nlohmann::json::array();
+    j["rows"].push_back({{"bytes", r->bytes},
+                         {"time_us", c.time_s * 1e6},
+                         {"algbw_gbps", c.algbw_gbps},
+                         {"busbw_gbps", c.busbw_gbps},
+                         {"algo", c.algo},
+                         {"rounds", c.rounds},
+                         {"dispatch_us", c.dispatch_s * 1e6},
+                         {"deepep_bw_gbps", r->deepep_bw_gbps},
+                         {"wire_bw_gbps", r->wire_bw_gbps},
+                         {"rank0_tokens", r->rank0_tokens},
+                         {"routed_pairs", r->routed},
+                         {"token_copies", r->sent}});
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format(
+      "# {} ({}), {} ranks, {}, {} model\n# {} tokens per rank, hidden {}, top-{} of {} experts ({} per "
+      "rank), "
+      "{}, routing drawn with seed {} (|randn|+1 then top-k, as DeepEP's test; not the benchmark's own "
+      "draw), "
+      "{}\n# DeepEP-style kernel: every peer at once, no HCCL host dispatch, no HCCL_BUFFSIZE rounds\n",
+      cluster.name, cluster.description, f.sim.ranks, f.op, f.sim.sim, spec.tokens, spec.hidden, spec.topk,
+      spec.experts, spec.experts / f.sim.ranks, f.moe_dtype, spec.seed,
+      spec.dedup ? "one copy per destination rank" : "one copy per (token, expert) (--no-dedup)");
+  std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12} {:>12} {:>12}  {}\n", "size(B)", "time(us)",
+                           "algbw(GB/s)", "busbw(GB/s)", "deepep(GB/s)", "wire(GB/s)", "algo");
+  std::cout << fmt::format("{:>14.0f} {:>12.2f} {:>12.2f} {:>12.2f} {:>12.2f} {:>12.2f}  {}\n", r->bytes,
+                           c.time_s * 1e6, c.algbw_gbps, c.busbw_gbps, r->deepep_bw_gbps, r->wire_bw_gbps,
+                           c.algo);
+  std::cout << fmt::format(
+      "# rank 0 receives {} tokens in dispatch (sends them back in combine); {} (token, expert) pairs "
+      "routed, {} token copies sent\n# deepep = rank 0's tokens x hidden x 2 B / time, as DeepEP's test "
+      "prints it (recv_x.numel() * 2); wire = the bytes rank 0 actually moves / time\n",
+      r->rank0_tokens, r->routed, r->sent);
+  return kExitOk;
+}
+
 int RunComm(const CommFlags& f) {
   auto cluster = LoadClusterFlag(f.sim);
   if (!cluster.ok()) return ReportError(cluster.status());
   if (f.sim.ranks < 1)
     return ReportError(Status::InvalidArgument(fmt::format("--ranks {}: must be >= 1", f.sim.ranks)));
+  if (comm::IsMoeOp(f.op)) return RunMoe(f, *cluster);
   auto op = comm::ParseOp(f.op);
   if (!op.ok()) return ReportError(op.status());
   auto sizes = ParseSizeRange(f.bytes);
@@ -397,7 +460,16 @@ Command AddCommCommand(CLI::App& app) {
   cmd->require_subcommand(0, 1);
   AddSimFlags(*cmd, comm_flags->sim);
   cmd->add_option("--op", comm_flags->op,
-                  "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, alltoallv, sendrecv");
+                  "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, alltoallv, sendrecv, "
+                  "moe-dispatch, moe-combine");
+  cmd->add_option("--tokens", comm_flags->moe.tokens, "MoE: tokens per rank (default 4096)");
+  cmd->add_option("--hidden", comm_flags->moe.hidden, "MoE: hidden size (default 7168)");
+  cmd->add_option("--topk", comm_flags->moe.topk, "MoE: experts per token (default 8)");
+  cmd->add_option("--experts", comm_flags->moe.experts, "MoE: routed experts over all ranks (default 256)");
+  cmd->add_option("--dtype", comm_flags->moe_dtype, "MoE: int8 (with a per-token float32 scale) or bf16");
+  cmd->add_option("--routing-seed", comm_flags->moe.seed, "MoE: seed of the drawn routing (default 0)");
+  cmd->add_flag("--no-dedup", comm_flags->moe_no_dedup,
+                "MoE: send a token once per (token, expert), not once per destination rank");
   cmd->add_option("--bytes", comm_flags->bytes, "MIN[:MAX[:xFACTOR]], e.g. 8M:4G:x2");
   cmd->add_option("--root", comm_flags->root, "broadcast / reduce root, send/recv source");
   cmd->add_option("--peer", comm_flags->peer, "send/recv destination");

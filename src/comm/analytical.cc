@@ -167,17 +167,21 @@ double AnalyticalTime(const Cluster& cluster, const Layout& L, const CollectiveS
       const int p = L.ranks;
       const LevelCost& c = cost[levels - 1];
       if (plan.levels[0] == Algo::kMesh) {
+        // A port is busy for what it sends and, on its ingress side, for what it receives: an
+        // uneven all-to-all-v (MoE dispatch) can load a receiver more than any sender.
         double link = 0, port = 0;
+        std::vector<double> column(static_cast<size_t>(p), 0.0);
         for (int i = 0; i < p; ++i) {
           double row = 0;
           for (int j = 0; j < p; ++j) {
             const double b = spec.alltoallv.empty()
                                  ? n / p
                                  : spec.alltoallv[static_cast<size_t>(i)][static_cast<size_t>(j)];
-            if (i != j) link = std::max(link, b), row += b;
+            if (i != j) link = std::max(link, b), row += b, column[static_cast<size_t>(j)] += b;
           }
           port = std::max(port, row);
         }
+        port = std::max(port, *std::max_element(column.begin(), column.end()));
         return c.Step(link, port, 0);
       }
       // Pairwise: Σ_k (α + β max_i n(i, i+k)), each shift costed at the slowest level it crosses.

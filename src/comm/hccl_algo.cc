@@ -197,7 +197,9 @@ Expected<Op> ParseOp(const std::string& name) {
     if (name == e.name) return e.op;
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }
-  return Status::InvalidArgument(fmt::format("--op '{}': unknown collective (valid: {})", name, valid));
+  return Status::InvalidArgument(fmt::format(
+      "--op '{}': unknown collective (valid: {}; MoE expert parallelism: moe-dispatch, moe-combine)", name,
+      valid));
 }
 
 double BusBwFactor(Op op, int n) {

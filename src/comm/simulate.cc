@@ -90,7 +90,12 @@ Expected<CollectiveResult> SimulateCollective(const Cluster& cluster, int ranks,
   NPUGAP_RETURN_IF_ERROR(ValidateSpec(spec, ranks));
   if (ranks < 2)
     return Status::InvalidArgument(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
-  NPUGAP_ASSIGN_OR_RETURN(Plan plan, SelectPlan(cluster, layout, spec.op, spec.bytes, o.algo));
+  Plan plan;
+  if (o.plan) {
+    plan = *o.plan;
+  } else {
+    NPUGAP_ASSIGN_OR_RETURN(plan, SelectPlan(cluster, layout, spec.op, spec.bytes, o.algo));
+  }
   if (o.qps_per_connection < 1 || o.qps_per_connection > 32)
     return Status::InvalidArgument(
         fmt::format("--qps {}: HCCL_RDMA_QPS_PER_CONNECTION must be in 1..32", o.qps_per_connection));

@@ -123,6 +123,36 @@ expect_error "exec timeout 910" "HCCL_EXEC_TIMEOUT 20000: must be in (0, 17340] 
   "$NPUGAP" comm --cluster atlas800-910 --ranks 8 --exec-timeout 20000
 expect_error "nics per leaf" "--nics-per-leaf -4: must be >= 1" "$NPUGAP" comm "${A2[@]}" --nics-per-leaf -4
 expect_error "oversubscription" "--oversubscription 0.5: must be >= 1" "$NPUGAP" comm "${A2[@]}" --oversubscription 0.5
+# MoE dispatch / combine (DeepEP-style, issue 6 items 2 and 7): a drawn routing expanded into an
+# all-to-all-v, one mesh step, no HCCL dispatch; the combine returns what the dispatch sent.
+MOE=(comm --cluster cloudmatrix384 --ranks 16 --tokens 512 --json)
+"$NPUGAP" "${MOE[@]}" --op moe-dispatch > "$TMP/moe_d.json" 2> "$TMP/err"
+check "moe dispatch exit 0" test $? -eq 0
+"$NPUGAP" "${MOE[@]}" --op moe-combine --dtype bf16 --sim flow > "$TMP/moe_c.json"
+check "moe rows keys" json_true "$TMP/moe_d.json" \
+  "set(j['rows'][0]) >= {'bytes', 'time_us', 'algbw_gbps', 'busbw_gbps', 'algo', 'deepep_bw_gbps', 'wire_bw_gbps'}"
+check "moe: mesh, no dispatch, 16 x 512 x 8 pairs" json_true "$TMP/moe_d.json" \
+  "j['rows'][0]['algo'] == 'level0:fullmesh' and j['rows'][0]['dispatch_us'] == 0 and j['rows'][0]['routed_pairs'] == 65536"
+check "moe combine: same tokens back, BF16 deepep = wire" python3 -c "
+import json; d=json.load(open('$TMP/moe_d.json'))['rows'][0]; c=json.load(open('$TMP/moe_c.json'))['rows'][0]
+assert d['rank0_tokens'] == c['rank0_tokens'] and d['token_copies'] == c['token_copies'], (d, c)
+assert abs(c['deepep_bw_gbps'] - c['wire_bw_gbps']) < 1e-9 * c['wire_bw_gbps'], c"
+"$NPUGAP" "${MOE[@]}" --op moe-dispatch --routing-seed 5 > "$TMP/moe_s5.json"
+check "moe: another routing seed, another draw" python3 -c "
+import json; a=json.load(open('$TMP/moe_d.json'))['rows'][0]; b=json.load(open('$TMP/moe_s5.json'))['rows'][0]
+assert a['rank0_tokens'] != b['rank0_tokens'] or a['token_copies'] != b['token_copies'], (a, b)"
+"$NPUGAP" "${MOE[@]}" --op moe-dispatch --no-dedup > "$TMP/moe_nd.json"
+check "moe --no-dedup sends every pair" json_true "$TMP/moe_nd.json" "j['rows'][0]['token_copies'] == 65536"
+"$NPUGAP" comm --cluster a3 --ranks 8 --op moe-dispatch > "$TMP/moe_table"
+check "moe table names the metric" grep -q 'deepep(GB/s)' "$TMP/moe_table"
+MOE8=(comm --cluster a3 --ranks 8)
+expect_error "moe dtype" "--dtype 'fp8': unknown MoE data type (valid: int8, bf16)" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --dtype fp8
+expect_error "moe topk" "--topk 9: more than the 8 experts" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --experts 8 --topk 9
+expect_error "moe experts" "--experts 100: not divisible by --ranks 8" "$NPUGAP" "${MOE8[@]}" --op moe-combine --experts 100
+expect_error "moe tokens" "--tokens 0: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --tokens 0
+expect_error "moe hidden" "--hidden -1: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --hidden -1
+expect_error "moe ranks" "--ranks 12: does not fit" "$NPUGAP" comm --cluster a3 --ranks 12 --op moe-dispatch --experts 96
+expect_error "unknown op lists moe" "moe-dispatch, moe-combine" "$NPUGAP" comm "${A2[@]}" --op moe
 # Backward time from the perf model (issue 6 item 5): the training step of a model file, lowered
 # and timed on the target; the same step with that time given by hand must agree.
 "$NPUGAP" example simplenet -o "$TMP/dp_net.onnx" --batch 4 > /dev/null

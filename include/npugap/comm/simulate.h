@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct SimOptions {
   // a QP would carry less than the threshold. Each QP is its own flow with its own ECMP hash.
   int qps_per_connection = 1;
   double multi_qp_threshold_bytes = 512.0 * 1024;
+  // A plan fixed by the caller instead of HCCL's selection: for kernels that do not go through
+  // HCCL (DeepEP-style MoE dispatch writes to every peer at once, comm/moe.h).
+  std::optional<Plan> plan;
 };
 
 struct CollectiveResult {
