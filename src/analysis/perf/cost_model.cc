@@ -134,8 +134,9 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   MoveTimes move = MoveTime(in_bytes, out_bytes, 1, target);  // one core; divided below
   double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
   std::optional<CubeTimes> cube;
-  double extra_moves = 0;  // seconds of MTE2 + MTE3 for the operands the cube does not read or write
-  bool serial = false;     // DMA and vector work of each tile follow one another (no double buffer)
+  double extra_moves = 0;     // seconds of MTE2 + MTE3 for the operands the cube does not read or write
+  bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
+  double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
@@ -179,8 +180,9 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.
-      const MoveTimes heads =
-          DmaHeadTime(kernel, *big, PlanTiles(kernel, *big, vector_ops, dtype, split, target), target);
+      const TilePlan plan = PlanTiles(kernel, *big, vector_ops, dtype, split, target);
+      tiles_per_core = plan.tiles;
+      const MoveTimes heads = DmaHeadTime(kernel, *big, plan, target);
       load += heads.load, store += heads.store;
       // A row longer than the UB holds: no double buffering, and maybe a pass per row reduction.
       const RowPasses passes = PlanRowPasses(kernel, *big, vector_ops, dtype, target);
@@ -192,6 +194,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
   double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
+  if (!cube && !serial) busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
   if (cube) {
     // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
     // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,

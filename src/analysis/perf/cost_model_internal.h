@@ -177,6 +177,12 @@ RowPasses PlanRowPasses(const Kernel& kernel, const Operand& big, const VectorOp
 MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& plan,
                       const target::Target& target);
 
+// Seconds a double-buffered tile loop takes beyond its slowest pipe (cost_model_memory.cc): the
+// MTE2 load, vector work and MTE3 store of each of `tiles` tiles run in order on their own queues,
+// so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
+// `vector` and `store` are the core's totals over its tiles. 0 without tiles.
+double PipelineFillTime(double load, double vector, double store, double tiles);
+
 // Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
 // over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
 // per op and UB tile, and for row-wise kernels one per row slice of each reduction and broadcast

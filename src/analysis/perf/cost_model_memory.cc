@@ -96,6 +96,13 @@ MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& 
   return t;
 }
 
+double PipelineFillTime(double load, double vector, double store, double tiles) {
+  if (tiles < 1) return 0;
+  // The first tile's load has nothing to overlap with and the last tile's vector work and store
+  // neither: one tile's stages other than the slowest are not hidden.
+  return (load + vector + store - std::max({load, vector, store})) / tiles;
+}
+
 std::vector<std::string_view> KernelParts(std::string_view op_type) {
   constexpr std::string_view kPrefix = "FusionOp_";
   if (op_type.substr(0, kPrefix.size()) != kPrefix) return {op_type};

@@ -15,6 +15,12 @@ double Overlapped(const KernelCost& c) {
   return c.overhead_us + std::max({c.cube_us, c.vector_us, c.memory_us});
 }
 double Serial(const KernelCost& c) { return c.overhead_us + c.memory_us + c.vector_us; }
+// Double-buffered: the pipes overlap but for the fill and drain of one tile (PipelineFillTime),
+// a small part of a kernel of many tiles.
+void ExpectOverlapped(const KernelCost& c) {
+  EXPECT_GT(c.time_us, Overlapped(c));
+  EXPECT_LT(c.time_us, Overlapped(c) + 0.02 * (Overlapped(c) - c.overhead_us));
+}
 
 TEST(PerfRowPasses, VocabularyRowsStreamOncePerReductionThroughAWorkspace) {
   const auto& t = Ascend910();
@@ -47,11 +53,11 @@ TEST(PerfRowPasses, RowsThatFitHalfTheUbAndPlainReductionsAreUnchanged) {
   // 768-wide rows fit half the UB: the pipes overlap as in every other kernel.
   const std::string rows = "ND:float16:16384x768";
   const KernelCost fits = PredictKernel(K("LogSoftmax", 32, {rows}, {rows}), t);
-  EXPECT_NEAR(fits.time_us, Overlapped(fits), 1e-9);
+  ExpectOverlapped(fits);
   // A row sum broadcasts nothing back, so it streams however long its rows are.
   const std::string wide = "ND:float16:2560x21128";
   const KernelCost sum = PredictKernel(K("ReduceSum", 30, {wide}, {"ND:float16:2560x1"}), t);
-  EXPECT_NEAR(sum.time_us, Overlapped(sum), 1e-9);
+  ExpectOverlapped(sum);
   // Read once: less than reading its 2-byte input twice would take at the HBM.
   EXPECT_LT(sum.memory_us, 1e6 * 2 * 2 * 2560.0 * 21128 / t.memory.bandwidth.value);
 }

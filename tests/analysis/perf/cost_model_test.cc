@@ -126,14 +126,17 @@ TEST(PerfCostModel, MemoryComputeAndLatencyBounds) {
   EXPECT_EQ(gelu.bound, Bound::kVector);  // 15 ops per element outrun the bytes
   const KernelCost tiny = PredictKernel(K("Add", 1, {"ND:float16:", "ND:float16:"}, {"ND:float16:"}), t);
   EXPECT_EQ(tiny.bound, Bound::kLatency);
-  // The launch and the slower of the head of its one add instruction (and its one element,
-  // 1e-5 us) and its two loads: a DMA head each and one 32 B block each.
+  // The launch, then its one tile's stages one after another (nothing to overlap with,
+  // PipelineFillTime): its two loads (a DMA head each and one 32 B block each), the head of its
+  // one add instruction (and its one element, 1e-5 us), and its store (a head and one block).
   const double clock = t.compute.clock.value;
   const double head_us = 1e6 * t.kernel->vector_instruction_heads.at("simple").value / clock;
   const double load_us =
       1e6 * (2 * t.kernel->dma_instruction_heads.at("gm_to_ub").value + 2 * 32 / t.datapath->gm_to_ub.value) /
       clock;
-  EXPECT_NEAR(tiny.time_us, 1e6 * t.kernel->launch_overhead.value + std::max(head_us, load_us), 1e-4);
+  const double store_us =
+      1e6 * (t.kernel->dma_instruction_heads.at("ub_to_gm").value + 32 / t.datapath->ub_to_gm.value) / clock;
+  EXPECT_NEAR(tiny.time_us, 1e6 * t.kernel->launch_overhead.value + load_us + head_us + store_us, 1e-4);
   // A skinny matmul is bound by its operand traffic, a square one by the cube.
   EXPECT_EQ(PredictKernel(MatMulNd(1 << 20, 16, 16), t).bound, Bound::kMemory);
 }
