@@ -131,7 +131,8 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     if (!w) return Bad("Conv2D needs a FracZ weight input", nullptr);
     const Operand* y = FindFormat(k.outputs, "NC1HWC0", 5);
     if (!y) return Bad("Conv2D needs an NC1HWC0 output", nullptr);
-    s.m = Pixels(*y);                 // output pixels
+    s.m = Pixels(*y);  // output pixels
+    s.images = y->shape[0];
     s.k = w->shape[0] * w->shape[3];  // C1 * kh * kw * C0
     s.n = w->shape[1] * w->shape[2];  // Cout
     // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
@@ -154,9 +155,11 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     const bool kernel_1x1 = w->shape[0] == dx->shape[1];  // FracZ rows: C1 of dx x kh x kw
     if (kernel_1x1 && dy.format == "NC1HWC0" && dy.shape.size() == 5 && Pixels(dy) < Pixels(*dx)) {
       s.m = Pixels(dy);
+      s.images = dy.shape[0];
       s.c_expand = static_cast<double>(Pixels(*dx)) / static_cast<double>(s.m);
     } else {
       s.m = Pixels(*dx);
+      s.images = dx->shape[0];
       // The general pattern convolves the dilated dy at stride 1 over dx's pixels (load3d).
       if (!kernel_1x1) SetLoad3d(s, CubeShape::Load3d::kA, *w, *dx, *dx, *dx);
     }

@@ -1,8 +1,9 @@
 // Time of a cube kernel on the busiest core, following the structure of CANN's own GEMM tiling
 // cycle model (gemm/estimate/cache_tiling_cycle_model.cc, GemmCycleModelUB for cores whose cube
 // results go L0C -> UB -> GM, "the value for 1980" = Ascend 910; docs/perf.md "Cube"):
-//   - the work is split over the cores along batch, m, n and k (a k split adds partial sums in
-//     GM, so not when a fused vector op consumes the cube's output: it needs whole sums);
+//   - the work is split over the cores along batch, m, n and k (a convolution's m as whole images
+//     times rows of one image; a k split adds partial sums in GM, so not when a fused vector op
+//     consumes the cube's output: it needs whole sums);
 //     of the splits that use at most the given cores, the fastest is taken, as a tiling search would;
 //   - one core's L0 tile (m0 x n0 x k0) fills half of L0A / L0B / L0C (double-buffered);
 //   - MAD cycles per tile step: m0 n0 k0 / MACs per cycle, or the MTE1 load of the step if slower;
@@ -176,7 +177,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
 
   // Repeated layers give repeated kernels: the split search runs once per shape and core.
-  const std::array<double, 27> key = {static_cast<double>(s.batch),
+  const std::array<double, 28> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -202,8 +203,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.mte1_serial ? 1.0 : 0.0,
                                       c.mad_head,
                                       c.a_head,
-                                      c.b_head};
-  thread_local std::map<std::array<double, 27>, CubeTimes> cache;
+                                      c.b_head,
+                                      static_cast<double>(s.images)};
+  thread_local std::map<std::array<double, 28>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 
@@ -212,20 +214,29 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   const int n_cores = std::max(cores, 1);
   const int64_t m16 = std::max<int64_t>(1, CeilDiv(s.m, 16)), n16 = std::max<int64_t>(1, CeilDiv(s.n, 16)),
                 k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
+  // A convolution's m is split as whole images times fractal rows of one image (TBE's
+  // `_multi_core`: c_ddr's batch axis split into batch_dim parts, its m axis into m_dim parts,
+  // each tvm split(nparts) giving the busiest part ceil(extent / parts)).
+  const int64_t images = s.images > 1 && m16 % s.images == 0 ? s.images : 1;
+  const int64_t m16_image = m16 / images;
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
   std::vector<std::array<int64_t, 4>> tried;
   for (int64_t bd = 1; bd <= std::min<int64_t>(s.batch, n_cores); ++bd) {
-    for (int64_t md = 1; md <= std::min<int64_t>(m16, n_cores / bd); ++md) {
-      for (int64_t kd = 1; kd <= (s.split_k ? std::min<int64_t>(k16, n_cores / (bd * md)) : 1); ++kd) {
-        const int64_t nd = std::min<int64_t>(n16, n_cores / (bd * md * kd));
-        const std::array<int64_t, 4> share = {CeilDiv(s.batch, bd), 16 * CeilDiv(m16, md),
-                                              16 * CeilDiv(n16, nd), 16 * CeilDiv(k16, kd)};
-        if (std::find(tried.begin(), tried.end(), share) != tried.end())
-          continue;  // another split, same share
-        tried.push_back(share);
-        CoreCycles r = OneCore(c, share[0], share[1], share[2], share[3]);
-        if (r.critical < best.critical) best = r;
+    for (int64_t id = 1; id <= std::min<int64_t>(images, n_cores / bd); ++id) {
+      for (int64_t md = 1; md <= std::min<int64_t>(m16_image, n_cores / (bd * id)); ++md) {
+        const int64_t parts = bd * id * md;
+        for (int64_t kd = 1; kd <= (s.split_k ? std::min<int64_t>(k16, n_cores / parts) : 1); ++kd) {
+          const int64_t nd = std::min<int64_t>(n16, n_cores / (parts * kd));
+          const std::array<int64_t, 4> share = {CeilDiv(s.batch, bd),
+                                                16 * CeilDiv(images, id) * CeilDiv(m16_image, md),
+                                                16 * CeilDiv(n16, nd), 16 * CeilDiv(k16, kd)};
+          if (std::find(tried.begin(), tried.end(), share) != tried.end())
+            continue;  // another split, same share
+          tried.push_back(share);
+          CoreCycles r = OneCore(c, share[0], share[1], share[2], share[3]);
+          if (r.critical < best.critical) best = r;
+        }
       }
     }
   }

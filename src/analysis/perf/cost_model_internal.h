@@ -88,6 +88,10 @@ struct CubeShape {
   // Timed as CANN's convolution cycle calculators do: one MTE1 queue loads A then B (their
   // times add), and each MAD / load2d / load3d instruction pays kernel.cube_instruction_heads.
   bool conv = false;
+  // A convolution whose m runs over N images' pixels (each image padded to whole fractals):
+  // TBE splits it over the cores as whole images (batch_dim) times fractal rows of one image
+  // (m_dim), never a core's share across an image boundary. 0: m is split freely.
+  int64_t images = 0;
 };
 // Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
@@ -102,7 +106,6 @@ bool HasCubeOperands(std::string_view op, const Kernel& kernel);
 // mask (MaxPoolWithArgmax and its gradient), from the window taps in the mask's shape
 // (cost_model_pooling.cc); nullopt for other types or when no mask is among the operands.
 std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Kernel& kernel);
-
 
 // Bytes per cycle load3d writes into L0A (to_l0b false) or L0B, from the L1 -> L0A port rate
 // (cost_model_load3d.cc, CANN's GetLoad3dThroughput table).

@@ -67,5 +67,22 @@ TEST(PerfCubeTime, WorkIsSplitOverTheCores) {
   EXPECT_NEAR(CubeTime(Fp16(32, 128, 128, 128), 32, t).critical, one.critical, 1e-12);
 }
 
+TEST(PerfCubeTime, AConvolutionsCoresTakeWholeImagesTimesRowsOfOneImage) {
+  const auto& t = Ascend910();
+  // 32 images of 13 output fractals each (14 x 14 = 196 pixels, padded to 208), n = k = 16, on 30
+  // cores. Split freely, the busiest core takes ceil(416 / 30) = 14 fractals. TBE splits batch
+  // into batch_dim parts and one image's m into m_dim parts; the best such split has 16 fractals
+  // on the busiest core (2 parts of 16 images x 13 parts of 1 fractal; 30 x 1 gives 2 x 13 = 26).
+  CubeShape conv = Fp16(1, 32 * 208, 16, 16);
+  conv.images = 32;
+  CubeShape pooled = conv;
+  pooled.images = 0;
+  EXPECT_DOUBLE_EQ(CubeTime(conv, 30, t).critical, CubeTime(Fp16(1, 16 * 16, 16, 16), 1, t).critical);
+  EXPECT_DOUBLE_EQ(CubeTime(pooled, 30, t).critical, CubeTime(Fp16(1, 14 * 16, 16, 16), 1, t).critical);
+  // On 16 cores both give 2 whole images (26 fractals) per core.
+  EXPECT_DOUBLE_EQ(CubeTime(conv, 16, t).critical, CubeTime(pooled, 16, t).critical);
+  EXPECT_DOUBLE_EQ(CubeTime(conv, 16, t).critical, CubeTime(Fp16(1, 26 * 16, 16, 16), 1, t).critical);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf::internal

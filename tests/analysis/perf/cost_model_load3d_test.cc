@@ -49,6 +49,7 @@ TEST(PerfLoad3d, TheUnfoldedOperandOfEachConvolutionIsFoundWithItsStrideAndRows)
   CubeShape s = Shape("Conv2D", {"NC1HWC0:float16:32x32x7x7x16", "FracZ:float16:288x32x16x16"},
                       {"NC1HWC0:float16:32x32x7x7x16"});
   ExpectLoad3d(s, Load3d::kA, 1, 2);
+  EXPECT_EQ(s.images, 32);
   // 1x1 stride 1 is loaded as it lies (load2d); 1x1 stride 2 needs load3d at stride 2.
   EXPECT_EQ(Shape("Conv2D", {"NC1HWC0:float16:32x4x56x56x16", "FracZ:float16:4x16x16x16"},
                   {"NC1HWC0:float16:32x16x56x56x16"})
@@ -61,11 +62,14 @@ TEST(PerfLoad3d, TheUnfoldedOperandOfEachConvolutionIsFoundWithItsStrideAndRows)
   s = Shape("Conv2DBackpropInput", {"NC1HWC0:float16:32x16x14x14x16", "FracZ:float16:144x16x16x16"},
             {"NC1HWC0:float16:32x16x28x28x16"});
   ExpectLoad3d(s, Load3d::kA, 1, 0);
+  EXPECT_EQ(s.images, 32);  // m runs over 32 images of 784 pixels each, split per image
+  EXPECT_EQ(s.m, 32 * 784);
   // A 1x1 one runs over dy's pixels, loaded as they lie.
-  EXPECT_EQ(Shape("Conv2DBackpropInput", {"NC1HWC0:float16:32x16x14x14x16", "FracZ:float16:8x16x16x16"},
-                  {"NC1HWC0:float16:32x8x28x28x16"})
-                .load3d,
-            Load3d::kNone);
+  s = Shape("Conv2DBackpropInput", {"NC1HWC0:float16:32x16x14x14x16", "FracZ:float16:8x16x16x16"},
+            {"NC1HWC0:float16:32x8x28x28x16"});
+  EXPECT_EQ(s.load3d, Load3d::kNone);
+  EXPECT_EQ(s.images, 32);
+  EXPECT_EQ(s.m, 32 * 208);  // 14 x 14 = 196 pixels of dy per image, padded to 13 fractals
   // Weight gradients: B is x unfolded over dy's pixels. Conv2DBackpropFilter lists dy first,
   // FusedDbnDw x first; the stride is x's width over dy's either way (3x3 56 -> 28 and 1x1 56 -> 28).
   s = Shape("Conv2DBackpropFilter", {"NC1HWC0:float16:32x8x28x28x16", "NC1HWC0:float16:32x8x56x56x16"},
