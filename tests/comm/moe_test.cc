@@ -46,6 +46,22 @@ TEST(CommMoe, RoutingDrawsDistinctExpertsAndIsReproducible) {
   EXPECT_NE(DrawMoeRouting(other, 8)->expert, a->expert);
 }
 
+TEST(CommMoe, ALargeTopKIsStillADistinctSubset) {
+  // Above 64 experts per token the draws are looked up in a hash set instead of scanned: top-k
+  // of k must still be every expert once, and a top-300 of 1000 300 distinct ones.
+  for (const auto& [topk, experts] : {std::pair{2000, 2000}, std::pair{300, 1000}}) {
+    auto r = DrawMoeRouting(Small(3, topk, experts), 2);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    for (size_t t = 0; t < r->expert.size(); t += static_cast<size_t>(topk)) {
+      std::set<int32_t> distinct(r->expert.begin() + static_cast<std::ptrdiff_t>(t),
+                                 r->expert.begin() + static_cast<std::ptrdiff_t>(t) + topk);
+      EXPECT_EQ(distinct.size(), static_cast<size_t>(topk)) << "token " << t / topk;
+      EXPECT_GE(*distinct.begin(), 0);
+      EXPECT_LT(*distinct.rbegin(), experts);
+    }
+  }
+}
+
 TEST(CommMoe, TransferVolumeIsTheRoutingCountAndDeduplicatesPerRank) {
   const MoeSpec s = Small(300, 8, 32);
   const int ranks = 8;  // 4 experts per rank: a token often has two experts on one rank
