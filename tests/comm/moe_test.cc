@@ -2,6 +2,7 @@
 // (deduplicated per destination rank), the combine as the reverse, and the two simulators on A3.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -156,6 +157,49 @@ TEST(CommMoe, BadSpecsAreOneLineErrors) {
   EXPECT_NE(ValidateMoeSpec(s, 8).message().find("--tokens 0"), std::string::npos);
   EXPECT_FALSE(ParseMoeDtype("fp8").ok());
   EXPECT_NE(ParseMoeDtype("fp8").status().message().find("valid: int8, bf16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npugap::comm
+
+namespace npugap::comm {
+namespace {
+
+// The analytical mesh cost of an all-to-all-v counts each port's ingress as well as its egress:
+// an incast (every rank sends to rank 0) loads rank 0's port with 7 senders' bytes, where a shift
+// (rank i to i + 1) loads every port with one. The flow simulator shares the port among the
+// senders on its own; both must see the incast about 7x slower.
+TEST(CommMoe, AnalyticalMeshCountsTheReceivingPort) {
+  const Cluster a3 = testing::Shipped("atlas900-a3-superpod");
+  const int p = 8;
+  const double b = 64.0 * 1024 * 1024;
+  const auto spec = [&](bool incast) {
+    CollectiveSpec s;
+    s.op = Op::kAllToAllV;
+    s.alltoallv.assign(p, std::vector<double>(p, 0.0));
+    for (int i = 0; i < p; ++i) {
+      const int dst = incast ? 0 : (i + 1) % p;
+      if (dst != i) s.alltoallv[static_cast<size_t>(i)][static_cast<size_t>(dst)] = b;
+    }
+    s.bytes = b;
+    return s;
+  };
+  SimOptions o;
+  o.plan = Plan{{Algo::kMesh}};
+  o.host_dispatch = false;
+  o.buffsize_bytes = std::numeric_limits<double>::infinity();
+  double t[2][2];  // [flow][incast]
+  for (int flow = 0; flow < 2; ++flow) {
+    o.kind = flow ? SimKind::kFlow : SimKind::kAnalytical;
+    for (int incast = 0; incast < 2; ++incast) {
+      auto r = SimulateCollective(a3, p, spec(incast == 1), o);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      t[flow][incast] = r->time_s;
+    }
+  }
+  EXPECT_GT(t[0][1] / t[0][0], 6.0) << "analytical incast / shift";
+  EXPECT_NEAR(t[0][1] / t[1][1], 1.0, 0.05) << "analytical / flow, incast";
+  EXPECT_NEAR(t[0][0] / t[1][0], 1.0, 0.05) << "analytical / flow, shift";
 }
 
 }  // namespace
