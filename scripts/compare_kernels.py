@@ -7,7 +7,9 @@ LOWERED.csv: `npugap perf MODEL ... --kernels-out LOWERED.csv` (time_us = predic
 RECORDS_PREDICTED.csv: `npugap perf --kernels RECORDS.csv --out RECORDS_PREDICTED.csv`
 (time_us = measured, predicted_us = the same cost model on the measured kernel).
 Per type: count, predicted ms on each side, measured ms; with --detail, the distinct operand
-signatures (format:dtype:shape) of that type on each side with their counts.
+signatures (format:dtype:shape) of that type on each side with their counts. An empty
+predicted_us (a kernel type the cost model does not know) counts as 0, as npugap sums it.
+Bad input: one line on stderr, exit 2 (scripts/kernel_records.py).
 """
 import argparse
 import collections
