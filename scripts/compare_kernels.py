@@ -7,18 +7,14 @@ LOWERED.csv: `npugap perf MODEL ... --kernels-out LOWERED.csv` (time_us = predic
 RECORDS_PREDICTED.csv: `npugap perf --kernels RECORDS.csv --out RECORDS_PREDICTED.csv`
 (time_us = measured, predicted_us = the same cost model on the measured kernel).
 Per type: count, predicted ms on each side, measured ms; with --detail, the distinct operand
-signatures (format:dtype:shape) of that type on each side with their counts.
+signatures (format:dtype:shape) of that type on each side with their counts. An empty
+predicted_us (a kernel type the cost model does not know) counts as 0, as npugap sums it.
+Bad input: one line on stderr, exit 2 (scripts/kernel_records.py).
 """
 import argparse
 import collections
-import csv
-import signal
-import sys
 
-
-def read(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+import kernel_records
 
 
 def signature(row, with_shapes=True):
@@ -37,18 +33,18 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--no-shapes", action="store_true", help="--detail: formats and dtypes only")
     a = ap.parse_args()
-    low, rec = read(a.lowered), read(a.records)
-    if rec and "predicted_us" not in rec[0]:
-        sys.exit(f"{a.records}: no predicted_us column (write it with `npugap perf --kernels ... --out`)")
+    low = kernel_records.read("compare_kernels", a.lowered)
+    rec = kernel_records.read("compare_kernels", a.records, kernel_records.KEY_COLUMNS + ("predicted_us",),
+                              optional_numeric=("predicted_us",))
     lt, rt = collections.defaultdict(lambda: [0, 0.0]), collections.defaultdict(lambda: [0, 0.0, 0.0])
     for r in low:
         lt[r["op_type"]][0] += 1
-        lt[r["op_type"]][1] += float(r["time_us"])
+        lt[r["op_type"]][1] += r["time_us"]
     for r in rec:
         e = rt[r["op_type"]]
         e[0] += 1
-        e[1] += float(r["predicted_us"] or 0)
-        e[2] += float(r["time_us"])
+        e[1] += r["predicted_us"] or 0.0  # unknown kernel types count as 0, as npugap sums them
+        e[2] += r["time_us"]
     types = sorted(set(lt) | set(rt), key=lambda t: -max(rt[t][2] if t in rt else 0, lt[t][1] if t in lt else 0))
     if a.markdown:
         print("| kernel type | lowered n | records n | lowered pred. ms | records pred. ms | measured ms |")
@@ -74,12 +70,11 @@ def main():
             sigs = collections.Counter(signature(r, not a.no_shapes) for r in rows)
             times = collections.defaultdict(float)
             for r in rows:
-                times[signature(r, not a.no_shapes)] += float(r["predicted_us"] if name == "records" else r["time_us"])
+                times[signature(r, not a.no_shapes)] += (r["predicted_us"] or 0.0) if name == "records" else r["time_us"]
             print(f"\n{t} — {name}: {len(rows)}")
             for s, n in sigs.most_common():
                 print(f"  {n:4d} x  {times[s] / n:9.1f} us  {s}")
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
-    main()
+    kernel_records.run(main)

@@ -15,10 +15,10 @@ Bad input: one line on stderr, exit 2.
 """
 import argparse
 import collections
-import csv
-import sys
 
-COLUMNS = ("op_type", "block_dim", "inputs", "outputs", "time_us", "predicted_us")
+import kernel_records
+
+COLUMNS = kernel_records.KEY_COLUMNS + ("predicted_us",)
 
 
 def nz_dims(operand):
@@ -26,7 +26,10 @@ def nz_dims(operand):
     parts = operand.split(":")
     if len(parts) < 3 or parts[0] != "FRACTAL_NZ" or not parts[2]:
         return None
-    dims = [int(d) for d in parts[2].split("x")]
+    try:
+        dims = [int(d) for d in parts[2].split("x")]
+    except ValueError:  # not a shape npugap writes: no matmul view
+        return None
     return dims[-4:-2] if len(dims) >= 4 else None
 
 
@@ -62,25 +65,6 @@ def weighted_median(values, weights):
     return pairs[-1][0]
 
 
-def read(path):
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise SystemExit(f"perf_record_groups: {path}: {e.strerror}")
-    if not rows:
-        raise SystemExit(f"perf_record_groups: {path}: no records")
-    missing = [c for c in COLUMNS if c not in rows[0]]
-    if missing:
-        raise SystemExit(f"perf_record_groups: {path}: missing column '{missing[0]}' (write it with --out)")
-    for i, r in enumerate(rows, start=2):
-        try:
-            r["time_us"], r["predicted_us"] = float(r["time_us"]), float(r["predicted_us"])
-        except ValueError:
-            raise SystemExit(f"perf_record_groups: {path}:{i}: time_us / predicted_us is not a number")
-    return rows
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv")
@@ -89,11 +73,15 @@ def main():
     ap.add_argument("--min-us", type=float, default=0.0, help="hide groups with less measured time")
     ap.add_argument("--floor", action="store_true", help="per op type, the error of the best value per group")
     args = ap.parse_args()
-    rows = read(args.csv)
+    rows = kernel_records.read("perf_record_groups", args.csv, COLUMNS, optional_numeric=("predicted_us",))
+    # A kernel type the cost model does not know has no prediction: it cannot join a group's
+    # ratio, so it is left out and counted.
+    unpredicted = collections.Counter(
+        r["op_type"] for r in rows if r["predicted_us"] is None and args.type in r["op_type"])
 
     groups = collections.defaultdict(list)
     for i, r in enumerate(rows):
-        if args.type not in r["op_type"]:
+        if args.type not in r["op_type"] or r["predicted_us"] is None:
             continue
         before = rows[i - 1]["op_type"] if args.by_previous and i > 0 else ""
         groups[(r["op_type"], r["block_dim"], r["inputs"], r["outputs"], before)].append(r)
@@ -106,26 +94,31 @@ def main():
             continue
         after = f" [after {key[4]}]" if args.by_previous else ""
         view = matmul_view(key[2], key[3]) if "MatMul" in key[0] else ""
+        ratio = f"{p / sum(t):5.2f}" if sum(t) > 0 else "    -"  # records of 0 us measured
         print(f"{sum(t):10.1f} {len(g):4d} {sum(t) / len(g):9.1f} {min(t):9.1f} {max(t):9.1f} "
-              f"{p / len(g):9.1f} {p / sum(t):5.2f} {key[0]} bd={key[1]}{after} {view} | {key[2]} -> {key[3]}")
+              f"{p / len(g):9.1f} {ratio} {key[0]} bd={key[1]}{after} {view} | {key[2]} -> {key[3]}")
 
     if args.floor:
         by_type = collections.defaultdict(list)
+        zero = 0  # a record of 0 us has no relative error: left out of the floor
         for g in groups.values():
-            best = weighted_median([r["time_us"] for r in g], [1 / r["time_us"] for r in g])
-            by_type[g[0]["op_type"]] += [(abs(best - r["time_us"]), r["time_us"]) for r in g]
+            timed = [r for r in g if r["time_us"] > 0]
+            zero += len(g) - len(timed)
+            if not timed:
+                continue
+            best = weighted_median([r["time_us"] for r in timed], [1 / r["time_us"] for r in timed])
+            by_type[g[0]["op_type"]] += [(abs(best - r["time_us"]), r["time_us"]) for r in timed]
         print("floor: op_type n mean|error| (unweighted / time-weighted) with one best value per group")
         for op, errs in sorted(by_type.items()):
             unweighted = 100 * sum(e / t for e, t in errs) / len(errs)
             weighted = 100 * sum(e for e, _ in errs) / sum(t for _, t in errs)
             print(f"floor {op} {len(errs)} {unweighted:.1f}% / {weighted:.1f}%")
+        if zero:
+            print(f"floor: {zero} records measured at 0 us left out")
+    if unpredicted:
+        print("no prediction (unknown kernel type), left out: "
+              + ", ".join(f"{op} ({n})" for op, n in sorted(unpredicted.items())))
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except SystemExit as e:
-        if isinstance(e.code, str):
-            print(e.code, file=sys.stderr)
-            sys.exit(2)
-        raise
+    kernel_records.run(main)

@@ -48,6 +48,9 @@ struct CommFlags {
   comm::MoeSpec moe;  // --op moe-dispatch / moe-combine
   std::string moe_dtype = "int8";
   bool moe_no_dedup = false;
+  // The first flag given that the --op does not use (a MoE flag with a collective, or a
+  // collective's flag with a MoE op); empty when none: such a flag is an error, not ignored.
+  std::string moe_only_given, collective_only_given;
 };
 
 struct DpFlags {
@@ -230,6 +233,10 @@ nlohmann::json TimeoutJson(const comm::TimeoutReport& t) {
 
 // --op moe-dispatch / moe-combine: one row, the usual columns plus DeepEP's metric.
 int RunMoe(const CommFlags& f, const Cluster& cluster) {
+  if (!f.collective_only_given.empty())
+    return ReportError(Status::InvalidArgument(
+        fmt::format("{}: not used by --op {} (the routing sets the sizes; the kernel is one mesh step)",
+                    f.collective_only_given, f.op)));
   comm::MoeSpec spec = f.moe;
   auto phase = comm::ParseMoePhase(f.op);
   if (!phase.ok()) return ReportError(phase.status());
@@ -292,6 +299,9 @@ int RunComm(const CommFlags& f) {
   if (f.sim.ranks < 1)
     return ReportError(Status::InvalidArgument(fmt::format("--ranks {}: must be >= 1", f.sim.ranks)));
   if (comm::IsMoeOp(f.op)) return RunMoe(f, *cluster);
+  if (!f.moe_only_given.empty())
+    return ReportError(Status::InvalidArgument(
+        fmt::format("{}: only for --op moe-dispatch / moe-combine, not --op {}", f.moe_only_given, f.op)));
   auto op = comm::ParseOp(f.op);
   if (!op.ok()) return ReportError(op.status());
   auto sizes = ParseSizeRange(f.bytes);
@@ -491,7 +501,18 @@ Command AddCommCommand(CLI::App& app) {
       "forward + optimizer time per step, not overlapped (default 0; with --model: the perf model's)");
   AddTargetOption(*dp, dp_flags->target);
   dp->add_option("--bucket", dp_flags->bucket, "gradient bucket size (default 25M, DDP's)");
-  return {cmd, [=] { return dp->parsed() ? RunDp(*dp_flags) : RunComm(*comm_flags); }};
+  const auto first_given = [cmd](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (cmd->get_option(n)->count() > 0) return std::string(n);
+    return std::string();
+  };
+  return {cmd, [=] {
+            if (dp->parsed()) return RunDp(*dp_flags);
+            comm_flags->moe_only_given = first_given(
+                {"--tokens", "--hidden", "--topk", "--experts", "--dtype", "--routing-seed", "--no-dedup"});
+            comm_flags->collective_only_given = first_given({"--bytes", "--algo", "--root", "--peer"});
+            return RunComm(*comm_flags);
+          }};
 }
 
 }  // namespace npugap::cli

@@ -151,6 +151,18 @@ expect_error "moe topk" "--topk 9: more than the 8 experts" "$NPUGAP" "${MOE8[@]
 expect_error "moe experts" "--experts 100: not divisible by --ranks 8" "$NPUGAP" "${MOE8[@]}" --op moe-combine --experts 100
 expect_error "moe tokens" "--tokens 0: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --tokens 0
 expect_error "moe hidden" "--hidden -1: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --hidden -1
+expect_error "moe topk 0" "--topk 0: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --topk 0
+expect_error "moe experts 0" "--experts 0: must be >= 1" "$NPUGAP" "${MOE8[@]}" --op moe-combine --experts 0
+expect_error "moe one rank" "--ranks 1: MoE dispatch needs at least 2" "$NPUGAP" comm --cluster a3 --ranks 1 --op moe-dispatch
+expect_error "moe routing too large" "--tokens 40000000 --topk 8: 8 ranks route more than 256M" \
+  "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --tokens 40000000
+expect_error "moe with a collective's --bytes" "--bytes: not used by --op moe-dispatch" \
+  "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --bytes 8M
+expect_error "moe with --algo" "--algo: not used by --op moe-combine" "$NPUGAP" "${MOE8[@]}" --op moe-combine --algo level0:NA
+expect_error "a collective with a MoE flag" "--topk: only for --op moe-dispatch / moe-combine, not --op allreduce" \
+  "$NPUGAP" "${MOE8[@]}" --op allreduce --topk 4
+expect_error "the default collective with --no-dedup" "--no-dedup: only for --op moe-dispatch / moe-combine" \
+  "$NPUGAP" "${MOE8[@]}" --no-dedup
 expect_error "moe ranks" "--ranks 12: does not fit" "$NPUGAP" comm --cluster a3 --ranks 12 --op moe-dispatch --experts 96
 expect_error "unknown op lists moe" "moe-dispatch, moe-combine" "$NPUGAP" comm "${A2[@]}" --op moe
 # Backward time from the perf model (issue 6 item 5): the training step of a model file, lowered

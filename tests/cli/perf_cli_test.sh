@@ -55,6 +55,8 @@ bad() {  # bad NAME TEXT CSV-BODY: the CSV gets the header, --out must not appea
 }
 bad "unparseable shape" "bad.csv:2: column 'inputs' (3): operand 'ND:float16:4xQ': unparseable dim 'Q'" \
   "Add,1,ND:float16:4xQ,ND:float16:4,1.0"
+bad "shape past 2^48 elements" "bad.csv:2: column 'inputs' (3): operand 'ND:float16:9000000x9000000x9000000': shape has more than 2^48 elements" \
+  "Add,1,ND:float16:9000000x9000000x9000000,ND:float16:4,1.0"
 bad "unknown format" "bad.csv:2: column 'outputs' (4): operand 'XY:float16:4': unknown format 'XY'" \
   "Add,1,ND:float16:4,XY:float16:4,1.0"
 bad "negative time" "bad.csv:2: column 'time_us' (5): negative time -1.0" "Add,1,ND:float16:4,ND:float16:4,-1.0"

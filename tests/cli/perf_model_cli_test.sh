@@ -126,6 +126,8 @@ printf 'TbeConvElemwiseFusionPass:perhaps\n' > "$TMP/bad.cfg"
 expect_error "bad fusion switch line names file and line" "bad.cfg:1" "$NPUGAP" perf "$NET" --fusion-switch-file "$TMP/bad.cfg"
 expect_error "symbolic batch unbound" "static shape" "$NPUGAP" perf "$RES"
 expect_error "trace into a missing folder" "no_dir" "$NPUGAP" perf "$NET" --trace "$TMP/no_dir/t.json"
+expect_error "kernels-out into a missing folder" "--kernels-out: $TMP/no_dir/k.csv: cannot write" \
+  "$NPUGAP" perf "$NET" --kernels-out "$TMP/no_dir/k.csv"
 check "no partial trace file" test ! -e "$TMP/no_dir/t.json"
 expect_error "kernels-out into a missing folder" "--kernels-out" "$NPUGAP" perf "$NET" --kernels-out "$TMP/no_dir/k.csv"
 check "no partial kernels file" test ! -e "$TMP/no_dir/k.csv"

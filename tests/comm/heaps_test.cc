@@ -10,6 +10,7 @@
 
 #include "../../src/comm/completion_heap.h"
 #include "../../src/comm/event_queue.h"
+#include "../../src/comm/four_ary_heap.h"
 
 namespace npugap::comm {
 namespace {
@@ -18,6 +19,26 @@ struct TimedId {
   double t;
   int id;
 };
+
+// SmallestChild's tournament over four children picks what a scan picks: the smallest time, the
+// lowest index among equal ones (the pops' order, and so the flow pins, depend on it).
+TEST(CommHeaps, SmallestChildIsTheFirstSmallestAsAScanFindsIt) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> coarse(0, 3);  // few distinct times: ties everywhere
+  for (size_t n = 1; n <= 40; ++n) {
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<TimedId> heap(n);
+      for (size_t i = 0; i < n; ++i) heap[i] = {static_cast<double>(coarse(rng)), static_cast<int>(i)};
+      for (size_t i = 0; i < n; ++i) {
+        const size_t first = kHeapArity * i + 1;
+        size_t want = n;
+        for (size_t c = first; c < std::min(first + kHeapArity, n); ++c)
+          if (want == n || heap[c].t < heap[want].t) want = c;
+        ASSERT_EQ(SmallestChild(heap, i), want) << "n " << n << " node " << i;
+      }
+    }
+  }
+}
 
 TEST(CommHeaps, EventQueuePopsTheSmallestTimeWithPushesInBetween) {
   std::mt19937 rng(7);

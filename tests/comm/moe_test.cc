@@ -2,6 +2,7 @@
 // (deduplicated per destination rank), the combine as the reverse, and the two simulators on A3.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -44,6 +45,22 @@ TEST(CommMoe, RoutingDrawsDistinctExpertsAndIsReproducible) {
   MoeSpec other = s;
   other.seed = 8;
   EXPECT_NE(DrawMoeRouting(other, 8)->expert, a->expert);
+}
+
+TEST(CommMoe, ALargeTopKIsStillADistinctSubset) {
+  // Above 64 experts per token the draws are looked up in a hash set instead of scanned: top-k
+  // of k must still be every expert once, and a top-300 of 1000 300 distinct ones.
+  for (const auto& [topk, experts] : {std::pair{2000, 2000}, std::pair{300, 1000}}) {
+    auto r = DrawMoeRouting(Small(3, topk, experts), 2);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    for (size_t t = 0; t < r->expert.size(); t += static_cast<size_t>(topk)) {
+      std::set<int32_t> distinct(r->expert.begin() + static_cast<std::ptrdiff_t>(t),
+                                 r->expert.begin() + static_cast<std::ptrdiff_t>(t) + topk);
+      EXPECT_EQ(distinct.size(), static_cast<size_t>(topk)) << "token " << t / topk;
+      EXPECT_GE(*distinct.begin(), 0);
+      EXPECT_LT(*distinct.rbegin(), experts);
+    }
+  }
 }
 
 TEST(CommMoe, TransferVolumeIsTheRoutingCountAndDeduplicatesPerRank) {
@@ -140,6 +157,49 @@ TEST(CommMoe, BadSpecsAreOneLineErrors) {
   EXPECT_NE(ValidateMoeSpec(s, 8).message().find("--tokens 0"), std::string::npos);
   EXPECT_FALSE(ParseMoeDtype("fp8").ok());
   EXPECT_NE(ParseMoeDtype("fp8").status().message().find("valid: int8, bf16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npugap::comm
+
+namespace npugap::comm {
+namespace {
+
+// The analytical mesh cost of an all-to-all-v counts each port's ingress as well as its egress:
+// an incast (every rank sends to rank 0) loads rank 0's port with 7 senders' bytes, where a shift
+// (rank i to i + 1) loads every port with one. The flow simulator shares the port among the
+// senders on its own; both must see the incast about 7x slower.
+TEST(CommMoe, AnalyticalMeshCountsTheReceivingPort) {
+  const Cluster a3 = testing::Shipped("atlas900-a3-superpod");
+  const int p = 8;
+  const double b = 64.0 * 1024 * 1024;
+  const auto spec = [&](bool incast) {
+    CollectiveSpec s;
+    s.op = Op::kAllToAllV;
+    s.alltoallv.assign(p, std::vector<double>(p, 0.0));
+    for (int i = 0; i < p; ++i) {
+      const int dst = incast ? 0 : (i + 1) % p;
+      if (dst != i) s.alltoallv[static_cast<size_t>(i)][static_cast<size_t>(dst)] = b;
+    }
+    s.bytes = b;
+    return s;
+  };
+  SimOptions o;
+  o.plan = Plan{{Algo::kMesh}};
+  o.host_dispatch = false;
+  o.buffsize_bytes = std::numeric_limits<double>::infinity();
+  double t[2][2];  // [flow][incast]
+  for (int flow = 0; flow < 2; ++flow) {
+    o.kind = flow ? SimKind::kFlow : SimKind::kAnalytical;
+    for (int incast = 0; incast < 2; ++incast) {
+      auto r = SimulateCollective(a3, p, spec(incast == 1), o);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      t[flow][incast] = r->time_s;
+    }
+  }
+  EXPECT_GT(t[0][1] / t[0][0], 6.0) << "analytical incast / shift";
+  EXPECT_NEAR(t[0][1] / t[1][1], 1.0, 0.05) << "analytical / flow, incast";
+  EXPECT_NEAR(t[0][0] / t[1][0], 1.0, 0.05) << "analytical / flow, shift";
 }
 
 }  // namespace

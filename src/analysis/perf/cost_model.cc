@@ -103,8 +103,16 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   const bool relu_mask = widest && std::any_of(parts.begin(), parts.end(), [](std::string_view p) {
                            return p == "ReLUV2" || p == "ReluV2" || p == "ReluGradV2";
                          });
+  // The mask has the shape of the map the ReLU runs on, which in a fused convolution gradient is
+  // the output (dx), not the largest operand (dy when the convolution widens the channels).
+  const auto is_mask = [&](const Operand& op) {
+    for (const auto* list : {&kernel.inputs, &kernel.outputs})
+      for (const Operand& x : *list)
+        if (&x != &op && IsReluBitMask(op, x)) return true;
+    return false;
+  };
   const auto bytes = [&](const Operand& op, bool cube_read) {
-    if (relu_mask && IsReluBitMask(op, *widest)) return (Elements(op) + ub_block - 1) / ub_block * ub_block;
+    if (relu_mask && is_mask(op)) return (Elements(op) + ub_block - 1) / ub_block * ub_block;
     return StoredBytes(op, ub_block, cube_read);
   };
   int64_t in_bytes = 0, out_bytes = 0;

@@ -57,6 +57,10 @@ Expected<Operand> ParseOperand(std::string_view text) {
     return Status::InvalidArgument(fmt::format("operand '{}': bad dtype '{}'", text, parts[1]));
   }
   op.dtype = std::string(parts[1]);
+  // Sizes are summed in bytes as int64: a shape whose non-zero dims multiply past 2^48 elements
+  // (far beyond any device memory) would overflow them into negative times.
+  constexpr int64_t kMaxElements = int64_t{1} << 48;
+  int64_t elements = 1;
   if (!parts[2].empty()) {
     for (std::string_view d : Split(parts[2], 'x')) {
       int64_t v = -1;
@@ -64,6 +68,11 @@ Expected<Operand> ParseOperand(std::string_view text) {
       if (d.empty() || ec != std::errc() || end != d.data() + d.size() || v < 0) {
         return Status::InvalidArgument(fmt::format("operand '{}': unparseable dim '{}' in shape", text, d));
       }
+      if (v > 0 && elements > kMaxElements / v) {
+        return Status::InvalidArgument(
+            fmt::format("operand '{}': shape has more than 2^48 elements (dim '{}')", text, d));
+      }
+      if (v > 0) elements *= v;
       op.shape.push_back(v);
     }
   }

@@ -133,5 +133,28 @@ TEST(PerfDma, ReluV2MaskIsOneBytePerElementWhateverItsLabel) {
   EXPECT_GT(PredictKernel(add("uint32"), p.t).time_us, PredictKernel(add("uint8"), p.t).time_us);
 }
 
+// In a fused convolution gradient the ReLU runs on the output dx, which is not the largest operand
+// when the convolution narrows the channels (dy 16 C1 groups, dx 4): the mask has dx's shape and
+// is still bits. A ResNet-50 record's operands (resnet50_bs32_train.csv).
+TEST(PerfDma, ReluGradMaskOfANarrowerOutputIsStillBits) {
+  const Profile p;
+  const auto fused = [&](const std::string& mask_dtype) {
+    return K(
+        "FusionOp_Conv2DBackpropInput_ReluGradV2", 28,
+        {"NC1HWC0:float32:32x16x56x56x16", "FracZ:float32:4x16x16x16", "ND:" + mask_dtype + ":32x4x56x56x2"},
+        {"NC1HWC0:float32:32x4x56x56x16"});
+  };
+  const KernelCost u32 = PredictKernel(fused("uint32"), p.t), u8 = PredictKernel(fused("uint8"), p.t);
+  ASSERT_TRUE(u32.known && u8.known);
+  EXPECT_DOUBLE_EQ(u32.time_us, u8.time_us);
+  // The label does count where the shape is no mask of any map (C0 / 8 = 2 lanes, here 3).
+  const auto odd = [&](const std::string& dtype) {
+    return K("FusionOp_Conv2DBackpropInput_ReluGradV2", 28,
+             {"NC1HWC0:float32:32x16x56x56x16", "FracZ:float32:4x16x16x16", "ND:" + dtype + ":32x4x56x56x3"},
+             {"NC1HWC0:float32:32x4x56x56x16"});
+  };
+  EXPECT_GT(PredictKernel(odd("uint32"), p.t).time_us, PredictKernel(odd("uint8"), p.t).time_us);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf

@@ -61,6 +61,20 @@ TEST(PerfKernelCsv, UnparseableShapeNamesLineAndColumn) {
             "k.csv:2: column 'outputs' (4): operand 'ND:float16:-4': unparseable dim '-4' in shape");
 }
 
+TEST(PerfKernelCsv, ShapeTooLargeForByteCounts) {
+  // 4e9^3 elements overflow int64 byte counts (the prediction came out negative before this check).
+  EXPECT_EQ(
+      ErrorOf(std::string(kHeader) + "Add,1,ND:float16:4000000000x4000000000x4000000000,ND:float16:4,1\n"),
+      "k.csv:2: column 'inputs' (3): operand 'ND:float16:4000000000x4000000000x4000000000': shape has "
+      "more than 2^48 elements (dim '4000000000')");
+  // A zero dim does not hide a huge one from the check: the other dims are multiplied by it later.
+  EXPECT_NE(ErrorOf(std::string(kHeader) + "Add,1,ND:float16:0x300000000x300000000,ND:float16:4,1\n"), "");
+  // 2^48 elements exactly is accepted.
+  EXPECT_TRUE(
+      ParseKernelCsv(std::string(kHeader) + "Add,1,ND:float16:16777216x16777216,ND:float16:4,1\n", "k.csv")
+          .ok());
+}
+
 TEST(PerfKernelCsv, UnknownFormatAndMalformedOperand) {
   EXPECT_EQ(ErrorOf(std::string(kHeader) + "Add,1,NCWH5:float16:4,ND:float16:4,1.0\n"),
             "k.csv:2: column 'inputs' (3): operand 'NCWH5:float16:4': unknown format 'NCWH5'");
