@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -87,13 +89,23 @@ inline ir::Tensor I64(ir::Shape shape, std::vector<int64_t> values) {
   return Make<int64_t>(std::move(shape), values);
 }
 // Bool tensors from 0 / 1 ints (std::vector<bool> has no data()).
+// A test that gives more (or fewer) values than its shape holds is wrong: stop it loudly, in
+// Release builds too (Tensor's own check is an assert).
+inline void RequireValueCount(const ir::Tensor& t, size_t values, const char* helper) {
+  if (static_cast<int64_t>(values) == t.numel()) return;
+  std::fprintf(stderr, "%s: %zu values for a tensor of %lld elements\n", helper, values,
+               static_cast<long long>(t.numel()));
+  std::abort();
+}
 inline ir::Tensor Bools(ir::Shape shape, std::vector<int> values) {
   ir::Tensor t = ir::Tensor::Empty(ir::DType::kBool, std::move(shape));
+  RequireValueCount(t, values.size(), "Bools");
   for (size_t i = 0; i < values.size(); ++i) t.data<uint8_t>()[i] = values[i] ? 1 : 0;
   return t;
 }
 inline ir::Tensor Strings(ir::Shape shape, std::vector<std::string> values) {
   ir::Tensor t = ir::Tensor::Empty(ir::DType::kString, std::move(shape));
+  RequireValueCount(t, values.size(), "Strings");
   t.strings() = std::move(values);
   return t;
 }
