@@ -45,6 +45,13 @@ check "json: sum error consistent" json_true "$TMP/j.json" \
   "abs(j['sum_error_pct'] - 100 * (j['predicted_us'] / j['measured_us'] - 1)) < 1e-6"
 check "json: op types by measured time" json_true "$TMP/j.json" \
   "[e['op_type'] for e in j['op_types']] == ['FusionOp_MatMul_GeLU', 'Add', 'AtomicAddrClean']"
+# A cube record without the operands its matrix view needs is not costed: unknown, with the reason
+# as a note, not a 0 us prediction inside the error figures.
+printf '%s\nMatMul,32,FRACTAL_NZ:float16:48x1024x16x16,FRACTAL_NZ:float16:48x1024x16x16,10\nAdd,32,ND:float16:1024,ND:float16:1024,3\n' "$HEADER" > "$TMP/nocube.csv"
+"$NPUGAP" perf --kernels "$TMP/nocube.csv" --target ascend910 > "$TMP/nocube.txt" 2>&1
+check "malformed cube record: exit 0" test $? -eq 0
+check "malformed cube record: listed as unknown" grep -qE "^unknown +1 records of 1 op types predicted as 0: MatMul \(1\)" "$TMP/nocube.txt"
+check "malformed cube record: the reason as a note" grep -qF "note       line 2: MatMul: matmul needs inputs A, B and an output" "$TMP/nocube.txt"
 
 # --- bad input ----------------------------------------------------------------
 bad() {  # bad NAME TEXT CSV-BODY: the CSV gets the header, --out must not appear

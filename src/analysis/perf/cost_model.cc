@@ -76,7 +76,13 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   VectorOps vector_ops;
   bool moves_only = true, gather = false, latency_only = true;
   for (std::string_view p : parts) {
-    if (IsCubeOp(p) && HasCubeOperands(p, kernel)) {
+    if (IsCubeOp(p)) {
+      if (!HasCubeOperands(p, kernel)) {
+        KernelCost unknown;
+        unknown.known = false;
+        unknown.note = fmt::format("'{}' without the filter operand its matrix view needs", p);
+        return unknown;
+      }
       cube_part = p;
       moves_only = latency_only = false;
       continue;
@@ -148,7 +154,9 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
-      c.known = true;
+      // Not costed: an unknown record, with the reason, rather than a 0 us prediction that would
+      // enter the error figures at -100%.
+      c.known = false;
       c.note = shape.status().message();
       c.time_us = 0;
       return c;

@@ -156,7 +156,7 @@ TEST(PerfCoverage, ADepthwiseRecordWithoutItsFilterIsUnknownNotZero) {
   const Kernel k = K("DepthwiseConv2dNative", 32, {kX, "FracZ:float16:18x1x16x16"}, {kX});
   const KernelCost c = PredictKernel(k, t);
   EXPECT_FALSE(c.known);
-  EXPECT_EQ(c.note, "no rule for 'DepthwiseConv2dNative'");
+  EXPECT_EQ(c.note, "'DepthwiseConv2dNative' without the filter operand its matrix view needs");
   const auto shape = internal::DeriveCubeShape("DepthwiseConv2dNative", k, t);
   ASSERT_FALSE(shape.ok());
   EXPECT_EQ(shape.status().message(), "DepthwiseConv2dNative needs a C1HWNCoC0 filter input");
