@@ -178,6 +178,26 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       op.outputs.push_back({v, value.type.dtype, std::move(s), Format::kNd, false});
     }
     if (op.outputs.empty()) continue;
+    // Nearest-neighbour upsampling (YOLO's 2x Upsample) is CANN's ResizeNearestNeighborV2, not
+    // the bilinear kernel; its backward is ResizeNearestNeighborV2Grad (lower_train.cc).
+    if (node.op_type == "Resize" && node.GetString("mode", "nearest") == "nearest") {
+      op.op_type = "ResizeNearestNeighborV2";
+    }
+    // A convolution with one group per input channel and a [C, 1, kh, kw] filter is MindSpore's
+    // DepthwiseConv2dNative (mobilenets, EfficientNet): its own kernel with a C1HWNCoC0 filter
+    // (cost_model_depthwise.cc), and DepthwiseConv2dNativeBackprop{Input,Filter} in training.
+    if (node.op_type == "Conv" && op.inputs.size() >= 2 && op.inputs[0].shape.size() == 4 &&
+        op.inputs[1].shape.size() == 4) {
+      const int64_t group = node.GetInt("group", 1);
+      const int64_t channels = op.inputs[0].shape[1];
+      if (group > 1 && group == channels && op.inputs[1].shape[1] == 1 && op.inputs[1].shape[0] == channels) {
+        op.op_type = "DepthwiseConv2dNative";
+      }
+    }
+    if (node.op_type == "AveragePool" || node.op_type == "MaxPool") {
+      const std::vector<int64_t> k = node.GetInts("kernel_shape");
+      op.window = ir::Shape(k.begin(), k.end());
+    }
     // MatMul of two activations (attention scores, context) is a BatchMatMul on the cube.
     if (node.op_type == "MatMul" && op.inputs.size() == 2 && !op.inputs[1].weight &&
         op.inputs[0].shape.size() > 2) {

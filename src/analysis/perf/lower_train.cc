@@ -8,7 +8,7 @@
 //           gradient of its input's producer: FusionOp_Conv2DBackpropInput_AddN_ReluGradV2,
 //           FusionOp_MatMul_GeLUGrad, FusionOp_MatMul_AddN;
 //   - opt:  FusedMulAddN (weight decay on >= 2-D weights) + FusedMulApplyMomentum (ResNet),
-//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), ApplyAdamD.
+//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam).
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -139,6 +139,7 @@ class Backward {
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.outputs) {
         if (read.count(t.value) || t.shape.size() < 2 || !ir::IsFloatingPoint(t.dtype)) continue;
+        if (AddSigmoidLoss(t)) continue;
         const int64_t classes = t.shape.back();
         const int64_t rows = Numel(t.shape) / std::max<int64_t>(classes, 1);
         OpTensor logits = t;
@@ -157,6 +158,33 @@ class Backward {
         Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
       }
     }
+  }
+
+  // A binary / multi-label output takes MindSpore's SigmoidCrossEntropyWithLogits (and its Grad,
+  // grad_nn_ops.py's bprop) instead of the softmax loss: an output a Sigmoid writes (the loss then
+  // reads the Sigmoid's input, the logits: DeepFM's CTR head), a [N, 1] score, or a dense
+  // prediction map of rank >= 4 (YOLO's objectness / class maps, trained with BCE-with-logits).
+  // Which outputs are sigmoid-trained is a guess from the graph's shape (not in the ONNX file).
+  bool AddSigmoidLoss(const OpTensor& out) {
+    const int p = graph_.Producer(out.value);
+    const bool after_sigmoid = p >= 0 && fwd_[static_cast<size_t>(p)].op_type == "Sigmoid" &&
+                               !fwd_[static_cast<size_t>(p)].inputs.empty();
+    if (!after_sigmoid && out.shape.back() != 1 && out.shape.size() < 4) return false;
+    const OpTensor logits = after_sigmoid ? fwd_[static_cast<size_t>(p)].inputs[0] : out;
+    if (!RequiresGrad(logits)) return false;
+    OpTensor labels = Fresh(logits);
+    OpTensor loss = Fresh(logits);
+    loss.dtype = ir::DType::kFloat32;
+    Emit("SigmoidCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, labels}, {loss},
+         "loss");
+    Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)}, "loss");
+    need_[logits.value] += 1;
+    // The sigmoid's own gradient is not taken: the loss differentiates the logits directly.
+    if (after_sigmoid) act_done_.insert(p);
+    Emit("SigmoidCrossEntropyWithLogitsGrad", Category::kVector, Phase::kBackward,
+         {logits, labels, Fresh(loss)}, {Grad(logits)}, "loss");
+    Contribute(logits, "", Category::kVector, Phase::kBackward, {}, "loss");
+    return true;
   }
 
   // Registers one gradient contribution to `x`. `base` is the kernel that computes it (empty:
@@ -252,8 +280,13 @@ class Backward {
              name);
         break;
       case Optimizer::kAdam:
-        Emit("ApplyAdamD", Category::kVector, Phase::kOptimizer, {w32, Fresh(w32), Fresh(w32), g}, {w32},
-             name);
+        // MindSpore's nn.Adam emits the Adam kernel (var, m, v, beta1_power, beta2_power, lr,
+        // beta1, beta2, epsilon, grad), updating var, m and v in place.
+        {
+          OpTensor m = Fresh(w32), v = Fresh(w32);
+          Emit("Adam", Category::kVector, Phase::kOptimizer, {w32, m, v, s, s, s, s, s, s, g}, {w32, m, v},
+               name);
+        }
         break;
       case Optimizer::kLamb: {
         // Gradient clipping by global norm during backward, the LAMB update after it.
@@ -317,6 +350,10 @@ class Backward {
       }
       return;
     }
+    if (f.op_type == "Conv2DTranspose" || f.op_type == "DepthwiseConv2dNative") {
+      ConvBackwardUnfused(f, dy, weights);
+      return;
+    }
     if (Has(c, "Conv2D")) {
       const OpTensor& a = f.inputs[0];
       const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
@@ -373,6 +410,12 @@ class Backward {
       grad_type = "MaxPoolGradWithArgmax";
     else if (Has(c, "AvgPool"))
       grad_type = "AvgPoolGrad";
+    else if (f.op_type == "ResizeNearestNeighborV2" || f.op_type == "ResizeBilinearV2")
+      grad_type = f.op_type + "Grad";
+    else if (f.op_type == "ReduceSum")
+      grad_type = "Tile";  // bprop_reducesum: reshape + tile of dout
+    else if (f.op_type == "PadD")
+      grad_type = "Slice";  // get_bprop_pad (grad_nn_ops.py): P.Slice()(dout, begin, shape(x))
     else if (Has(c, "ConfusionTransposeD") || Has(c, "TransposeD"))
       grad_type = f.op_type;
     else if (Has(c, "Cast"))
@@ -409,12 +452,83 @@ class Backward {
         Update(p, name);
       }
     }
+    if (f.op_type == "Mul" || f.op_type == "RealDiv" || f.op_type == "Sub") {
+      for (size_t i = 0; i < f.inputs.size(); ++i) {
+        if (RequiresGrad(f.inputs[i])) BinaryGrad(f, f.op_type, i, f.inputs[i], dy);
+      }
+      return;
+    }
+    if (grad_type == "AvgPoolGrad" && !acts.empty()) {
+      // AvgPoolGrad(dy, mean_matrix, kernel_matrix) (TBE avg_pool_grad_d): a depthwise
+      // backprop-input of dy with a [C, 1, kh, kw] kernel of ones, scaled by the per-pixel
+      // divisor; both matrices are constants of the graph.
+      const OpTensor& x = acts[0];
+      OpTensor mean = Fresh(dy);
+      const int64_t kh = f.window.size() == 2 ? f.window[0] : 1, kw = f.window.size() == 2 ? f.window[1] : 1;
+      OpTensor kernel{
+          next_id_--, dy.dtype, {x.shape.size() > 1 ? x.shape[1] : 1, 1, kh, kw}, Format::kNd, false};
+      Contribute(x, "AvgPoolGrad", Category::kVector, bw, {dy, mean, kernel}, name);
+      return;
+    }
     for (const OpTensor& a : acts) {
       std::string type = grad_type;
       if (type.empty() && Has(c, "Add") && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
       Contribute(a, type, Category::kVector, bw, {dy}, name);
       if (f.op_type == "ReduceMean" && !type.empty())
         Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);
+    }
+  }
+
+  // A transposed convolution (MindSpore's Conv2DTranspose is Conv2DBackpropInput) differentiates
+  // as its bprop in grad_nn_ops.py: dx = Conv2D(dy, w), dw = Conv2DBackpropFilter(x, dy). A
+  // depthwise convolution uses DepthwiseConv2dNativeBackprop{Filter,Input}. Neither input
+  // gradient is fused with the activation gradient after it (no such fusion is modelled).
+  void ConvBackwardUnfused(const DeviceOp& f, const OpTensor& dy, const std::vector<OpTensor>& weights) {
+    const bool depthwise = f.op_type == "DepthwiseConv2dNative";
+    const OpTensor& a = f.inputs[0];
+    const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
+    const Phase bw = Phase::kBackward;
+    if (depthwise) {
+      Emit("DepthwiseConv2dNativeBackpropFilter", Category::kCube, bw, {a, dy}, {ParamGrad(w)}, f.name);
+    } else {
+      Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, dy}, {ParamGrad(w)}, f.name);
+    }
+    if (weights.size() > 1) Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, f.name);
+    for (const OpTensor& p : weights) Update(p, f.name);
+    if (!RequiresGrad(a)) return;
+    OpTensor dx = Fresh(a);
+    // MindSpore's operand orders: DepthwiseConv2dNativeBackpropInput(filter, dout), Conv2D(dout, filter).
+    Emit(depthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2D", Category::kCube, bw,
+         depthwise ? std::vector<OpTensor>{w, dy} : std::vector<OpTensor>{dy, w}, {dx}, f.name);
+    Contribute(a, "", Category::kVector, bw, {dx}, f.name);
+  }
+
+  // The gradient kernels of a binary elementwise op for input `index`, as MindSpore's bprops
+  // (grad_math_ops.py) emit them: Mul: dout * other; RealDiv: dx = dout / y and
+  // dy = -(dx * out); Sub: dout, Neg for y. A broadcast input then sums its gradient back with
+  // ReduceSum (binop_grad_common).
+  void BinaryGrad(const DeviceOp& f, const std::string& type, size_t index, const OpTensor& a,
+                  const OpTensor& dy) {
+    const Phase bw = Phase::kBackward;
+    const bool broadcast = Numel(a.shape) != Numel(dy.shape);
+    OpTensor full = Fresh(dy);
+    if (type == "Mul") {
+      Emit("Mul", Category::kVector, bw, {dy, f.inputs[f.inputs.size() - 1 - index]}, {full}, f.name);
+    } else if (type == "RealDiv") {
+      Emit("RealDiv", Category::kVector, bw, {dy, f.inputs.back()}, {full}, f.name);
+      if (index == 1) {
+        Emit("Mul", Category::kVector, bw, {full, f.outputs[0]}, {full}, f.name);
+        Emit("Neg", Category::kVector, bw, {full}, {full}, f.name);
+      }
+    } else if (index == 1) {  // Sub
+      Emit("Neg", Category::kVector, bw, {dy}, {full}, f.name);
+    } else {
+      full = dy;
+    }
+    if (broadcast) {
+      Contribute(a, "ReduceSum", Category::kVector, bw, {full}, f.name);
+    } else {
+      Contribute(a, "", Category::kVector, bw, {full}, f.name);
     }
   }
 
