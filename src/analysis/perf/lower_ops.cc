@@ -111,6 +111,8 @@ bool IsParameter(const ir::Graph& g, const ir::Node& node, size_t input) {
   if (v < 0 || !g.values[static_cast<size_t>(v)].is_initializer) return false;
   if (!ir::IsFloatingPoint(g.values[static_cast<size_t>(v)].type.dtype)) return false;
   if (node.op_type == "BatchNormalization" && input >= 3) return false;
+  // Resize's roi / scales / sizes are attributes given as inputs, not weights.
+  if ((node.op_type == "Resize" || node.op_type == "Upsample") && input >= 1) return false;
   const ir::Tensor* t = g.Initializer(v);
   return t != nullptr && t->numel() > 1;
 }

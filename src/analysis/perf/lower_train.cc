@@ -167,10 +167,13 @@ class Backward {
   // Which outputs are sigmoid-trained is a guess from the graph's shape (not in the ONNX file).
   bool AddSigmoidLoss(const OpTensor& out) {
     const int p = graph_.Producer(out.value);
-    const bool after_sigmoid = p >= 0 && fwd_[static_cast<size_t>(p)].op_type == "Sigmoid" &&
-                               !fwd_[static_cast<size_t>(p)].inputs.empty();
+    // A Sigmoid fused into the kernel before it (FusionOp_MatMul_Sigmoid) leaves no logits
+    // tensor: the loss then reads the output, and the sigmoid's gradient is still not taken.
+    const bool after_sigmoid = p >= 0 && Components(fwd_[static_cast<size_t>(p)].op_type).back() == "Sigmoid";
     if (!after_sigmoid && out.shape.back() != 1 && out.shape.size() < 4) return false;
-    const OpTensor logits = after_sigmoid ? fwd_[static_cast<size_t>(p)].inputs[0] : out;
+    const bool alone = after_sigmoid && fwd_[static_cast<size_t>(p)].op_type == "Sigmoid" &&
+                       !fwd_[static_cast<size_t>(p)].inputs.empty();
+    const OpTensor logits = alone ? fwd_[static_cast<size_t>(p)].inputs[0] : out;
     if (!RequiresGrad(logits)) return false;
     OpTensor labels = Fresh(logits);
     OpTensor loss = Fresh(logits);
