@@ -215,6 +215,7 @@ class Backward {
     if (!base.empty() && cat == Category::kCube) {
       std::string type = "FusionOp_" + base + (sum ? "_AddN" : "") + (act.empty() ? "" : "_" + act);
       in.push_back(g);  // the other contributions being summed
+      if (act == "ReluGradV2") in.push_back(ReluMask(producer));
       DeviceOp& op = Emit(type, cat, phase, std::move(in), {g}, name);
       op.fused_by = "TbeConv2DBackpropElemwiseFusionPass";
       return;
@@ -223,9 +224,28 @@ class Backward {
     if (sum) Emit("AddN", Category::kVector, phase, {g, g}, {g}, name);
     if (!act.empty()) {
       const DeviceOp& p = fwd_[static_cast<size_t>(producer)];
-      Emit(act, Category::kVector, phase, {g, p.outputs.back()}, {g}, p.name);
+      const OpTensor saved = act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back();
+      Emit(act, Category::kVector, phase, {g, saved}, {g}, p.name);
     }
   }
+  // The bit mask ReluV2 writes beside its output for ReluGradV2, made on first use: ND uint32
+  // [N, C1, H, W, 2] for an NCHW activation, as the ResNet-50 calibration's FusionOp_..._ReLUV2
+  // outputs and ReluGradV2 inputs list it (32x4x112x112x2 for 32x64x112x112). Other ranks: the
+  // forward output, as before (no record shows a non-4-D ReluV2).
+  OpTensor ReluMask(int producer) {
+    DeviceOp& fwd = out_[static_cast<size_t>(producer)];  // out_ starts as a copy of fwd_
+    const OpTensor& y = fwd_[static_cast<size_t>(producer)].outputs[0];
+    if (y.shape.size() != 4) return fwd_[static_cast<size_t>(producer)].outputs.back();
+    auto it = relu_mask_.find(producer);
+    if (it != relu_mask_.end()) return it->second;
+    const int64_t c1 = (y.shape[1] + 15) / 16;
+    OpTensor mask{
+        next_id_--, ir::DType::kUInt32, {y.shape[0], c1, y.shape[2], y.shape[3], 2}, Format::kNd, false};
+    fwd.outputs.push_back(mask);
+    relu_mask_.emplace(producer, mask);
+    return mask;
+  }
+
   int& pending_for(int value) {
     auto it = pending_.find(value);
     if (it == pending_.end()) it = pending_.emplace(value, need_[value]).first;
@@ -473,6 +493,16 @@ class Backward {
       Contribute(x, "AvgPoolGrad", Category::kVector, bw, {dy, mean, kernel}, name);
       return;
     }
+    if (f.op_type == "MaxPoolWithArgmax" && f.outputs.size() == 2 && !acts.empty()) {
+      // MaxPoolGradWithArgmax(x, dy, argmax), as the ResNet-50 calibration lists it.
+      Contribute(acts[0], grad_type, Category::kVector, bw, {acts[0], dy, f.outputs[1]}, name);
+      return;
+    }
+    if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
+      // DropoutDoMask(dy, mask, keep_prob): the backward reapplies the forward's mask.
+      Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);
+      return;
+    }
     for (const OpTensor& a : acts) {
       std::string type = grad_type;
       if (type.empty() && Has(c, "Add") && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
@@ -578,6 +608,7 @@ class Backward {
   std::vector<DeviceOp> out_, deferred_;
   std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
+  std::unordered_map<int, OpTensor> relu_mask_;  // forward op index -> its ReluV2 mask
   std::unordered_set<int> act_done_, seen_params_;
   int64_t parameters_ = 0, gradient_bytes_ = 0;
 };

@@ -58,6 +58,12 @@ const Kernel* Find(const Lowering& l, const std::string& type) {
   }
   return nullptr;
 }
+// The first kernel of `type`; fails the test (and gives an empty kernel) when there is none.
+Kernel Must(const Lowering& l, const std::string& type) {
+  const Kernel* k = Find(l, type);
+  EXPECT_NE(k, nullptr) << type;
+  return k ? *k : Kernel{};
+}
 void ExpectAllKnown(const Lowering& l) {
   for (const LoweredKernel& k : l.kernels) {
     const KernelCost c = PredictKernel(k.kernel, Ascend910());
@@ -118,17 +124,14 @@ TEST(LowerTrainOpsTest, DepthwiseConvolutionIsDepthwiseConv2dNativeWithC1hwncoc0
   EXPECT_EQ(Count(t, "DepthwiseConv2dNativeBackpropFilter"), 1);
   EXPECT_EQ(Count(t, "DepthwiseConv2dNativeBackpropInput"), 1);
   EXPECT_EQ(Count(t, "Conv2D"), 1);  // the stem only
-  const Kernel* fwd = Find(l, "DepthwiseConv2dNative");
-  ASSERT_NE(fwd, nullptr);
-  ASSERT_EQ(fwd->inputs.size(), 2u);
-  EXPECT_EQ(fwd->inputs[1].format, "C1HWNCoC0");
-  EXPECT_EQ(fwd->inputs[1].shape, (ir::Shape{2, 3, 3, 1, 16, 16}));  // 32 channels: C1 = 2
-  const Kernel* dx = Find(l, "DepthwiseConv2dNativeBackpropInput");
-  ASSERT_NE(dx, nullptr);
-  EXPECT_EQ(dx->inputs[0].format, "C1HWNCoC0");  // (filter, dout), MindSpore's order
-  const Kernel* dw = Find(l, "DepthwiseConv2dNativeBackpropFilter");
-  ASSERT_NE(dw, nullptr);
-  EXPECT_EQ(dw->outputs[0].format, "C1HWNCoC0");
+  const Kernel fwd = Must(l, "DepthwiseConv2dNative");
+  ASSERT_EQ(fwd.inputs.size(), 2u);
+  EXPECT_EQ(fwd.inputs[1].format, "C1HWNCoC0");
+  EXPECT_EQ(fwd.inputs[1].shape, (ir::Shape{2, 3, 3, 1, 16, 16}));  // 32 channels: C1 = 2
+  const Kernel dx = Must(l, "DepthwiseConv2dNativeBackpropInput");
+  EXPECT_EQ(dx.inputs[0].format, "C1HWNCoC0");  // (filter, dout), MindSpore's order
+  const Kernel dw = Must(l, "DepthwiseConv2dNativeBackpropFilter");
+  EXPECT_EQ(dw.outputs[0].format, "C1HWNCoC0");
   ExpectAllKnown(l);
 }
 
@@ -180,12 +183,11 @@ TEST(LowerTrainOpsTest, AvgPoolGradReadsItsMeanAndKernelMatrices) {
   SetInts(b, "pads", {1, 1, 1, 1});
   Head(b, "a", 16);
   const Lowering l = Train(b);
-  const Kernel* g = Find(l, "AvgPoolGrad");
-  ASSERT_NE(g, nullptr);
-  ASSERT_EQ(g->inputs.size(), 3u);  // (dy, mean_matrix, kernel_matrix)
-  EXPECT_EQ(g->inputs[1].format, "NC1HWC0");
-  EXPECT_EQ(g->inputs[2].format, "C1HWNCoC0");
-  EXPECT_EQ(g->inputs[2].shape, (ir::Shape{1, 3, 3, 1, 16, 16}));
+  const Kernel g = Must(l, "AvgPoolGrad");
+  ASSERT_EQ(g.inputs.size(), 3u);  // (dy, mean_matrix, kernel_matrix)
+  EXPECT_EQ(g.inputs[1].format, "NC1HWC0");
+  EXPECT_EQ(g.inputs[2].format, "C1HWNCoC0");
+  EXPECT_EQ(g.inputs[2].shape, (ir::Shape{1, 3, 3, 1, 16, 16}));
   ExpectAllKnown(l);
 }
 
@@ -215,6 +217,52 @@ TEST(LowerTrainOpsTest, SigmoidOutputTrainsWithSigmoidCrossEntropyOnItsLogits) {
   ASSERT_NE(find("SigmoidCrossEntropyWithLogits"), ops.end());
   EXPECT_EQ(find("SigmoidCrossEntropyWithLogits")->inputs[0].value, find("Sigmoid")->inputs[0].value);
   EXPECT_EQ(Count(lower_test::Types(ops), "SigmoidGrad"), 0);
+}
+
+TEST(LowerTrainOpsTest, ReluMaskArgmaxAndDropoutMaskAreKernelOperandsAsTheCalibrationListsThem) {
+  // x[2,3,8,8] -> Conv [32,3,1,1] -> Relu -> MaxPool 3x3 s2 -> Conv [32,32,1,1] -> Dropout ->
+  // GAP -> MatMul.
+  ModelBuilder b = Stem(32);
+  b.Node("Relu", {"s"}, {"r"}, "relu");
+  b.Node("MaxPool", {"r"}, {"mp"}, "pool");
+  SetInts(b, "kernel_shape", {3, 3});
+  SetInts(b, "strides", {2, 2});
+  SetInts(b, "pads", {1, 1, 1, 1});
+  b.FloatInitializer("w1", {32, 32, 1, 1}, Fill(32 * 32));
+  b.Node("Conv", {"mp", "w1"}, {"c"}, "conv");
+  b.Node("Dropout", {"c"}, {"d"}, "drop");
+  Head(b, "d", 32);
+  const Lowering l = Train(b);
+  // MaxPoolWithArgmax writes y and the argmax; its gradient reads (x, dy, argmax): 3x3 window,
+  // 4x4 output -> ceil(16 / 16) + 1 = 2 fractals.
+  const Kernel pool = Must(l, "MaxPoolWithArgmax");
+  const Kernel pool_grad = Must(l, "MaxPoolGradWithArgmax");
+  ASSERT_EQ(pool.outputs.size(), 2u);
+  EXPECT_EQ(pool.outputs[1].dtype, "uint8");
+  EXPECT_EQ(pool.outputs[1].shape[2], 9);
+  EXPECT_EQ(pool.outputs[1].shape[3], 2);
+  ASSERT_EQ(pool_grad.inputs.size(), 3u);
+  EXPECT_EQ(pool_grad.inputs[0].shape, pool.inputs[0].shape);   // x
+  EXPECT_EQ(pool_grad.inputs[2].shape, pool.outputs[1].shape);  // argmax
+  // ReluV2 writes an ND uint32 [N, C1, H, W, 2] mask, which its gradient reads.
+  const Kernel relu = Must(l, "ReluV2");
+  const Kernel relu_grad = Must(l, "ReluGradV2");
+  ASSERT_EQ(relu.outputs.size(), 2u);
+  EXPECT_EQ(relu.outputs[1].format, "ND");
+  EXPECT_EQ(relu.outputs[1].dtype, "uint32");
+  EXPECT_EQ(relu.outputs[1].shape, (ir::Shape{2, 2, 8, 8, 2}));
+  EXPECT_EQ(relu_grad.inputs.back().shape, relu.outputs[1].shape);
+  // DropoutDoMask(x, mask, keep_prob), forward and backward: a uint32 mask of numel / 8.
+  int drops = 0;
+  for (const LoweredKernel& k : l.kernels) {
+    if (k.kernel.op_type != "DropoutDoMask") continue;
+    ++drops;
+    ASSERT_EQ(k.kernel.inputs.size(), 3u);
+    EXPECT_EQ(k.kernel.inputs[1].dtype, "uint32");
+    EXPECT_EQ(k.kernel.inputs[1].shape, (ir::Shape{2 * 32 * 4 * 4 / 8}));
+  }
+  EXPECT_EQ(drops, 2);
+  ExpectAllKnown(l);
 }
 
 }  // namespace
