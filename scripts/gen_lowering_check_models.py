@@ -6,7 +6,9 @@ workloads use them (docs/perf.md, "Lowering check"):
   yolo_block:  conv + SiLU (x * sigmoid), SPP max pools + concat, nearest 2x upsample, a
                detection-map output (sigmoid BCE loss);
   deepfm:      embedding Gather, FM second-order term (Mul / ReduceSum / Sub), MLP, sigmoid output;
-  mobile_block: depthwise conv + BN + ReLU6, transposed conv, 3x3 average pool, Pad, Div.
+  mobile_block: depthwise conv + BN + ReLU6, transposed conv, 3x3 average pool, Pad, Div;
+  inception_block: InceptionV3's branches (1x1, 1x7 -> 7x1, 3x3 average pool -> 1x1) with BN + ReLU,
+               concatenated, a stride-2 max pool and a dropout before the classifier.
 Usage: gen_lowering_check_models.py OUT_DIR   (fixed seeds; torch 1.13 / onnx 1.12 from Debian)
 """
 import os
@@ -73,6 +75,28 @@ class MobileBlock(nn.Module):
         return self.fc(y.mean((2, 3)))
 
 
+def conv_bn(cin, cout, k, pad):
+    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=pad, bias=False), nn.BatchNorm2d(cout, eps=0.001),
+                         nn.ReLU())
+
+
+class InceptionBlock(nn.Module):
+    def __init__(self, c=32):
+        super().__init__()
+        self.stem = conv_bn(3, c, 3, 1)
+        self.b1 = conv_bn(c, 16, 1, 0)
+        self.b7 = nn.Sequential(conv_bn(c, 16, (1, 7), (0, 3)), conv_bn(16, 16, (7, 1), (3, 0)))
+        self.pool = nn.Sequential(nn.AvgPool2d(3, 1, 1), conv_bn(c, 16, 1, 0))
+        self.down = nn.MaxPool2d(3, 2)
+        self.drop = nn.Dropout(0.5)
+        self.fc = nn.Linear(48, 10)
+
+    def forward(self, x):
+        s = self.stem(x)
+        y = self.down(torch.cat([self.b1(s), self.b7(s), self.pool(s)], 1))
+        return self.fc(self.drop(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1)))
+
+
 def export(model, example, path, names):
     # Training mode keeps BatchNormalization (an eval export folds it into the convolutions).
     model.train()
@@ -87,6 +111,7 @@ def main():
     torch.manual_seed(0)
     export(YoloBlock(), torch.randn(1, 3, 64, 64), os.path.join(out, "yolo_block.onnx"), ("images", "pred"))
     export(DeepFM(), torch.randint(0, 1000, (2, 8)), os.path.join(out, "deepfm.onnx"), ("ids", "ctr"))
+    export(InceptionBlock(), torch.randn(1, 3, 17, 17), os.path.join(out, "inception_block.onnx"), ("x", "logits"))
     export(MobileBlock(), torch.randn(1, 3, 16, 16), os.path.join(out, "mobile_block.onnx"), ("x", "logits"))
 
 

@@ -82,7 +82,9 @@ Expected<FusionSwitches> LoadFusionSwitchFile(const std::string& path);
 // The pass names npugap models (for warnings and docs), with their group.
 std::vector<std::pair<std::string, std::string>> FusionPassNames();
 
-enum class Optimizer : uint8_t { kMomentum, kLamb, kAdam };
+// kAdam: MindSpore nn.Adam (the Adam kernel); kAdamW: nn.AdamWeightDecay, which graph mode fuses into
+// AdamApplyOne(WithDecay)Assign per parameter.
+enum class Optimizer : uint8_t { kMomentum, kLamb, kAdam, kAdamW };
 Expected<Optimizer> ParseOptimizer(const std::string& name);
 
 struct LowerOptions {
