@@ -3,7 +3,7 @@
 
 Each model exercises ops the ResNet-50 / BERT calibration graphs lack, in the shapes the judged
 workloads use them (docs/perf.md, "Lowering check"):
-  yolo_block:  conv + SiLU (x * sigmoid), SPP max pools + concat, nearest 2x upsample, a
+  yolo_block:  conv + SiLU (x * sigmoid), SPP max pools + concat, LeakyReLU, nearest 2x upsample, a
                detection-map output (sigmoid BCE loss);
   deepfm:      embedding Gather, FM second-order term (Mul / ReduceSum / Sub), MLP, sigmoid output;
   mobile_block: depthwise conv + BN + ReLU6, transposed conv, 3x3 average pool, Pad, Div;
@@ -27,6 +27,7 @@ class YoloBlock(nn.Module):
         self.bn2 = nn.BatchNorm2d(32)
         self.pools = nn.ModuleList(nn.MaxPool2d(k, 1, k // 2) for k in (5, 9, 13))
         self.fuse = nn.Conv2d(128, 32, 1, bias=False)
+        self.leaky = nn.LeakyReLU(0.1)  # YOLOv3 / v4's activation
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
         self.head = nn.Conv2d(48, 3 * 9, 1)  # 3 anchors x (4 box + 1 obj + 4 classes)
 
@@ -35,7 +36,7 @@ class YoloBlock(nn.Module):
         s = s * torch.sigmoid(s)  # SiLU as YOLOv5 exports it
         y = self.bn2(self.cv(s))
         y = y * torch.sigmoid(y)
-        y = self.fuse(torch.cat([y] + [p(y) for p in self.pools], 1))
+        y = self.leaky(self.fuse(torch.cat([y] + [p(y) for p in self.pools], 1)))
         y = torch.cat([self.up(y), s], 1)
         return self.head(y)
 

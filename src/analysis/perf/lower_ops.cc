@@ -225,6 +225,22 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
                    {side_id - 1, x.dtype, {}, Format::kNd, false}};
       op.outputs.resize(1);
     }
+    // MindSpore's nn.LeakyReLU is Maximum(alpha * x, x) (Minimum for alpha > 1): a Mul and a
+    // Maximum kernel, whose backward is MaximumGrad (lower_train.cc). ATC keeps its LeakyRelu
+    // kernel for inference.
+    if (train && node.op_type == "LeakyRelu" && op.inputs.size() == 1 && op.outputs.size() == 1) {
+      const float alpha = node.GetFloat("alpha", 0.01f);
+      const OpTensor x = op.inputs[0];
+      DeviceOp mul = op;
+      mul.op_type = "Mul";
+      OpTensor scaled = x;
+      scaled.value = side_id - 1;
+      mul.inputs = {x, {side_id, x.dtype, {}, Format::kNd, false}};
+      mul.outputs = {scaled};
+      ops.push_back(std::move(mul));
+      op.op_type = alpha <= 1.0f ? "Maximum" : "Minimum";
+      op.inputs = {scaled, x};
+    }
     // MatMul of two activations (attention scores, context) is a BatchMatMul on the cube.
     if (node.op_type == "MatMul" && op.inputs.size() == 2 && !op.inputs[1].weight &&
         op.inputs[0].shape.size() > 2) {

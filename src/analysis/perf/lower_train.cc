@@ -507,6 +507,14 @@ class Backward {
       Contribute(x, "AvgPoolGrad", Category::kVector, bw, {dy, mean, kernel}, name);
       return;
     }
+    if ((f.op_type == "Maximum" || f.op_type == "Minimum") && f.inputs.size() == 2) {
+      // One MaximumGrad(x, y, dout) -> (dx, dy) kernel (G.MaximumGrad in grad_math_ops.py).
+      std::vector<OpTensor> grads;
+      for (const OpTensor& t : f.inputs) grads.push_back(Fresh(t));
+      Emit(f.op_type + "Grad", Category::kVector, bw, {f.inputs[0], f.inputs[1], dy}, grads, name);
+      for (size_t i = 0; i < 2; ++i) Contribute(f.inputs[i], "", Category::kVector, bw, {grads[i]}, name);
+      return;
+    }
     if (f.op_type == "MaxPoolWithArgmax" && f.outputs.size() == 2 && !acts.empty()) {
       // MaxPoolGradWithArgmax(x, dy, argmax), as the ResNet-50 calibration lists it.
       Contribute(acts[0], grad_type, Category::kVector, bw, {acts[0], dy, f.outputs[1]}, name);

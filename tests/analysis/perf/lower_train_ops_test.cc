@@ -265,5 +265,28 @@ TEST(LowerTrainOpsTest, ReluMaskArgmaxAndDropoutMaskAreKernelOperandsAsTheCalibr
   ExpectAllKnown(l);
 }
 
+TEST(LowerTrainOpsTest, LeakyReluTrainsAsMulAndMaximumWithOneMaximumGrad) {
+  ModelBuilder b = Stem(16);
+  b.Node("LeakyRelu", {"s"}, {"l"}, "leaky");
+  Head(b, "l", 16);
+  const Lowering l = Train(b, Optimizer::kMomentum, /*eltwise_fusion=*/false);
+  const auto t = Types(l);
+  EXPECT_EQ(Count(t, "LeakyRelu"), 0);
+  EXPECT_EQ(Count(t, "Maximum"), 1);
+  EXPECT_EQ(Count(t, "MaximumGrad"), 1);  // (alpha * x, x, dy) -> both gradients in one kernel
+  const Kernel grad = Must(l, "MaximumGrad");
+  EXPECT_EQ(grad.inputs.size(), 3u);
+  EXPECT_EQ(grad.outputs.size(), 2u);
+  EXPECT_GE(Count(t, "Mul"), 2);  // alpha * x forward, dy * alpha backward
+  ExpectAllKnown(l);
+  // Inference keeps ATC's LeakyRelu kernel (fused into the convolution before it).
+  auto inference = Lower(Load(b), Ascend910(), {});
+  ASSERT_TRUE(inference.ok());
+  const auto it = Types(*inference);
+  EXPECT_TRUE(std::any_of(it.begin(), it.end(),
+                          [](const std::string& k) { return k.find("LeakyRelu") != std::string::npos; }));
+  EXPECT_EQ(Count(it, "Maximum"), 0);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
