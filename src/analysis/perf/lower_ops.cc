@@ -200,18 +200,20 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       const std::vector<int64_t> k = node.GetInts("kernel_shape");
       op.window = ir::Shape(k.begin(), k.end());
     }
-    // Training MaxPool also writes the argmax MaxPoolGradWithArgmax reads: uint8 NC1HWC0
-    // [N, C1, kh * kw, ceil(Ho * Wo / 16) + 1, C0] (the calibration's 32x4x9x197x16 for a 3x3
-    // pool to 56x56), held here as the 4-D [N, C, kh * kw, ceil(Ho * Wo / 16) + 1].
+    // Training MaxPool also writes the argmax MaxPoolGradWithArgmax reads: uint8
+    // [N, C1, kh * kw, ceil(Ho * Wo / 16) + 1, 16] (the calibration's NC1HWC0 32x4x9x197x16 for a
+    // 3x3 pool of 64 channels to 56x56). Held as that 5-D shape in ND: NC1HWC0 would block uint8
+    // by its own C0 of 32, not by the 16 channels of the fp16 data it indexes.
     const int side_id = -static_cast<int>(2 * n + 1000000);  // as BN's statistics below
     if (train && node.op_type == "MaxPool" && op.window.size() == 2 && op.outputs.size() == 1 &&
         op.outputs[0].shape.size() == 4) {
       const ir::Shape& y = op.outputs[0].shape;
-      op.outputs.push_back({side_id,
-                            ir::DType::kUInt8,
-                            {y[0], y[1], op.window[0] * op.window[1], (y[2] * y[3] + 15) / 16 + 1},
-                            Format::kNd,
-                            false});
+      op.outputs.push_back(
+          {side_id,
+           ir::DType::kUInt8,
+           {y[0], (y[1] + 15) / 16, op.window[0] * op.window[1], (y[2] * y[3] + 15) / 16 + 1, 16},
+           Format::kNd,
+           false});
     }
     // Training Dropout is DropoutDoMask(x, mask, keep_prob): the mask MindSpore's DropoutGenMask
     // makes is ND uint32 of numel / 8 elements in both BERT calibration records (12,582,912

@@ -239,8 +239,7 @@ TEST(LowerTrainOpsTest, ReluMaskArgmaxAndDropoutMaskAreKernelOperandsAsTheCalibr
   const Kernel pool_grad = Must(l, "MaxPoolGradWithArgmax");
   ASSERT_EQ(pool.outputs.size(), 2u);
   EXPECT_EQ(pool.outputs[1].dtype, "uint8");
-  EXPECT_EQ(pool.outputs[1].shape[2], 9);
-  EXPECT_EQ(pool.outputs[1].shape[3], 2);
+  EXPECT_EQ(pool.outputs[1].shape, (ir::Shape{2, 2, 9, 2, 16}));  // 32 channels: C1 = 2
   ASSERT_EQ(pool_grad.inputs.size(), 3u);
   EXPECT_EQ(pool_grad.inputs[0].shape, pool.inputs[0].shape);   // x
   EXPECT_EQ(pool_grad.inputs[2].shape, pool.outputs[1].shape);  // argmax
