@@ -125,7 +125,7 @@ void AddPerfModelOptions(CLI::App& cmd, PerfModelOptions& o) {
   cmd.add_option("--mode", o.mode, "graph (whole graph sunk, default) | eager (torch_npu single-op)");
   cmd.add_option("--precision-mode", o.precision_mode,
                  "ATC / torch_npu precision mode (default: the target's)");
-  cmd.add_option("--optimizer", o.optimizer, "momentum (default) | lamb | adam (with --train)");
+  cmd.add_option("--optimizer", o.optimizer, "momentum (default) | lamb | adam | adamw (with --train)");
   cmd.add_option("--fusion-switch-file", o.fusion_switch_file, "ATC --fusion_switch_file (text or JSON)");
   cmd.add_option("--task-queue", o.task_queue, "TASK_QUEUE_ENABLE for eager mode: 0 | 1 (default 1)");
   cmd.add_option("--jit-compile", o.jit_compile, "eager first-run compile: on | off (default: the target's)");

@@ -23,6 +23,8 @@ std::string_view FormatName(Format f) {
       return "FracZ";
     case Format::kFractalNz:
       return "FRACTAL_NZ";
+    case Format::kC1hwncoc0:
+      return "C1HWNCoC0";
   }
   return "ND";
 }

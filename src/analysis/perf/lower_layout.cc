@@ -10,6 +10,7 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lower_graph.h"
 #include "npugap/analysis/memory/layout.h"
@@ -26,8 +27,9 @@ Family FamilyOf(const DeviceOp& op) {
   const std::string& t = op.op_type;
   if (op.aicpu) return Family::kNd;
   if (op.phase == Phase::kOptimizer) return Family::kFollow;  // updates run where the weight lives
-  if (Contains(t, "Conv2D") || Contains(t, "BNTraining") || Contains(t, "BNInference") || t == "FusedDbnDw" ||
-      Contains(t, "MaxPool") || Contains(t, "AvgPool") || StartsWith(t, "ReluGradV2") || t == "ReluV2") {
+  if (Contains(t, "Conv2D") || Contains(t, "DepthwiseConv2dNative") || Contains(t, "BNTraining") ||
+      Contains(t, "BNInference") || t == "FusedDbnDw" || Contains(t, "MaxPool") || Contains(t, "AvgPool") ||
+      StartsWith(t, "ReluGradV2") || t == "ReluV2") {
     return Family::kConv;
   }
   if (Contains(t, "MatMul")) return Family::kMatMul;
@@ -43,7 +45,12 @@ Family FamilyOf(const DeviceOp& op) {
 // as a weight): input 1 of a forward convolution and of the input gradient (dout, filter).
 bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
   if (Contains(op.op_type, "Conv2DBackpropInput")) return slot == 1;
-  if (Contains(op.op_type, "Conv2DBackpropFilter") || op.op_type == "FusedDbnDw") return false;
+  if (Contains(op.op_type, "Conv2dNativeBackpropInput")) return slot == 0;  // (filter, dout)
+  if (op.op_type == "AvgPoolGrad") return slot == 2;  // (dy, mean_matrix, kernel_matrix)
+  if (Contains(op.op_type, "Conv2DBackpropFilter") || Contains(op.op_type, "Conv2dNativeBackpropFilter") ||
+      op.op_type == "FusedDbnDw")
+    return false;
+  if (StartsWith(op.op_type, "DepthwiseConv2dNative")) return slot == 1;
   if (StartsWith(op.op_type, "Conv2D") || StartsWith(op.op_type, "FusionOp_Conv2D")) return slot == 1;
   return t.weight;
 }
@@ -57,7 +64,11 @@ bool TakesChannelsIn5hd(const std::string& t) { return Contains(t, "BNTraining")
 Format ConvFormat(const DeviceOp& op, const OpTensor& t, bool weight_slot) {
   if (t.shape.size() == 1 && TakesChannelsIn5hd(op.op_type)) return Format::kNc1hwc0;
   if (t.shape.size() != 4) return Format::kNd;
-  return weight_slot ? Format::kFractalZ : Format::kNc1hwc0;
+  if (!weight_slot) return Format::kNc1hwc0;
+  // Depthwise filters (and AvgPoolGrad's kernel of ones) are C1HWNCoC0, as MindSpore registers the
+  // DepthwiseConv2dNative family's filter and cost_model_depthwise.cc reads it.
+  return Contains(op.op_type, "Conv2dNative") || op.op_type == "AvgPoolGrad" ? Format::kC1hwncoc0
+                                                                             : Format::kFractalZ;
 }
 
 struct Placed {
@@ -82,11 +93,25 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
   // BN's gamma / beta and running statistics live in NC1HWC0, where its kernels read them (the
   // calibration's momentum updates of BN parameters run on NC1HWC0 [1, C1, 1, 1, C0]).
   const internal::OpGraph graph(ops);
+  // Depthwise filters live in C1HWNCoC0: the values a depthwise op reads as its filter, traced back
+  // through the Cast of an fp32 master weight (which comes before it).
+  std::unordered_set<int> depthwise_filters;
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    for (size_t i = 0; i < it->inputs.size(); ++i) {
+      const OpTensor& t = it->inputs[i];
+      const bool filter = t.shape.size() == 4 && IsFilterSlot(*it, t, i) &&
+                          ConvFormat(*it, t, /*weight_slot=*/true) == Format::kC1hwncoc0;
+      const bool cast_of_filter =
+          it->op_type == "Cast" && !it->outputs.empty() && depthwise_filters.count(it->outputs[0].value) > 0;
+      if (filter || cast_of_filter) depthwise_filters.insert(t.value);
+    }
+  }
   for (const DeviceOp& op : ops) {
     for (const OpTensor& t : op.inputs) {
       // (A weight is written by its optimizer update, after every read.)
       if (where.count(t.value) || (!t.weight && graph.Producer(t.value) >= 0)) continue;
-      if (t.weight && t.shape.size() == 4) where[t.value] = {Format::kFractalZ, t.shape};
+      if (t.weight && t.shape.size() == 4)
+        where[t.value] = {depthwise_filters.count(t.value) ? Format::kC1hwncoc0 : Format::kFractalZ, t.shape};
       if (t.shape.size() == 1 && TakesChannelsIn5hd(op.op_type)) where[t.value] = {Format::kNc1hwc0, t.shape};
     }
   }
@@ -108,12 +133,13 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
     if (family == Family::kFollow && !op.inputs.empty()) {
       auto it = where.find(op.inputs[0].value);
       const Format f = it != where.end() ? it->second.format : Format::kNd;
-      bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ;
+      bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ ||
+                f == Format::kC1hwncoc0;
       for (const OpTensor& t : op.inputs) {
         if (t.shape.size() < 2 || row_stat(t)) continue;
         if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
         if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
-        if (f == Format::kFractalZ && t.shape != op.inputs[0].shape) ok = false;
+        if ((f == Format::kFractalZ || f == Format::kC1hwncoc0) && t.shape != op.inputs[0].shape) ok = false;
       }
       if (op.inputs[0].shape.size() < 2) ok = false;
       follow = ok ? f : Format::kNd;
@@ -189,9 +215,10 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       Format f = Format::kNd;
       switch (family) {
         case Family::kConv:
-          f = ConvFormat(
-              op, t,
-              StartsWith(op.op_type, "Conv2DBackpropFilter") || (op.op_type == "FusedDbnDw" && i == 1));
+          f = ConvFormat(op, t,
+                         StartsWith(op.op_type, "Conv2DBackpropFilter") ||
+                             StartsWith(op.op_type, "DepthwiseConv2dNativeBackpropFilter") ||
+                             (op.op_type == "FusedDbnDw" && i == 1));
           break;
         case Family::kMatMul:
           f = t.shape.size() >= 2 && npu ? Format::kFractalNz : Format::kNd;
@@ -229,6 +256,10 @@ ir::Shape DeviceShape(const ir::Shape& s, ir::DType dtype, Format format, const 
       return s;
     case Format::kFractalZ:
       if (s.size() == 4) return {up(s[1], c0) * s[2] * s[3], up(s[0], rows), rows, c0};
+      return s;
+    case Format::kC1hwncoc0:
+      // A depthwise filter [C * multiplier, 1, kh, kw] (multiplier 1): [C1, kh, kw, 1, 16, C0].
+      if (s.size() == 4) return {up(s[0], c0), s[2], s[3], 1, rows, c0};
       return s;
     case Format::kFractalNz: {
       if (s.size() < 2) return s;

@@ -111,6 +111,8 @@ bool IsParameter(const ir::Graph& g, const ir::Node& node, size_t input) {
   if (v < 0 || !g.values[static_cast<size_t>(v)].is_initializer) return false;
   if (!ir::IsFloatingPoint(g.values[static_cast<size_t>(v)].type.dtype)) return false;
   if (node.op_type == "BatchNormalization" && input >= 3) return false;
+  // Resize's roi / scales / sizes are attributes given as inputs, not weights.
+  if ((node.op_type == "Resize" || node.op_type == "Upsample") && input >= 1) return false;
   const ir::Tensor* t = g.Initializer(v);
   return t != nullptr && t->numel() > 1;
 }
@@ -178,6 +180,69 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       op.outputs.push_back({v, value.type.dtype, std::move(s), Format::kNd, false});
     }
     if (op.outputs.empty()) continue;
+    // Nearest-neighbour upsampling (YOLO's 2x Upsample) is CANN's ResizeNearestNeighborV2, not
+    // the bilinear kernel; its backward is ResizeNearestNeighborV2Grad (lower_train.cc).
+    if (node.op_type == "Resize" && node.GetString("mode", "nearest") == "nearest") {
+      op.op_type = "ResizeNearestNeighborV2";
+    }
+    // A convolution with one group per input channel and a [C, 1, kh, kw] filter is MindSpore's
+    // DepthwiseConv2dNative (mobilenets, EfficientNet): its own kernel with a C1HWNCoC0 filter
+    // (cost_model_depthwise.cc), and DepthwiseConv2dNativeBackprop{Input,Filter} in training.
+    if (node.op_type == "Conv" && op.inputs.size() >= 2 && op.inputs[0].shape.size() == 4 &&
+        op.inputs[1].shape.size() == 4) {
+      const int64_t group = node.GetInt("group", 1);
+      const int64_t channels = op.inputs[0].shape[1];
+      if (group > 1 && group == channels && op.inputs[1].shape[1] == 1 && op.inputs[1].shape[0] == channels) {
+        op.op_type = "DepthwiseConv2dNative";
+      }
+    }
+    if (node.op_type == "AveragePool" || node.op_type == "MaxPool") {
+      const std::vector<int64_t> k = node.GetInts("kernel_shape");
+      op.window = ir::Shape(k.begin(), k.end());
+    }
+    // Training MaxPool also writes the argmax MaxPoolGradWithArgmax reads: uint8
+    // [N, C1, kh * kw, ceil(Ho * Wo / 16) + 1, 16] (the calibration's NC1HWC0 32x4x9x197x16 for a
+    // 3x3 pool of 64 channels to 56x56). Held as that 5-D shape in ND: NC1HWC0 would block uint8
+    // by its own C0 of 32, not by the 16 channels of the fp16 data it indexes.
+    const int side_id = -static_cast<int>(2 * n + 1000000);  // as BN's statistics below
+    if (train && node.op_type == "MaxPool" && op.window.size() == 2 && op.outputs.size() == 1 &&
+        op.outputs[0].shape.size() == 4) {
+      const ir::Shape& y = op.outputs[0].shape;
+      op.outputs.push_back(
+          {side_id,
+           ir::DType::kUInt8,
+           {y[0], (y[1] + 15) / 16, op.window[0] * op.window[1], (y[2] * y[3] + 15) / 16 + 1, 16},
+           Format::kNd,
+           false});
+    }
+    // Training Dropout is DropoutDoMask(x, mask, keep_prob): the mask MindSpore's DropoutGenMask
+    // makes is ND uint32 of numel / 8 elements in both BERT calibration records (12,582,912
+    // elements -> 1,572,864); ONNX's ratio / training_mode inputs and its mask output are not
+    // kernel operands.
+    if (train && node.op_type == "Dropout" && !op.inputs.empty()) {
+      const OpTensor x = op.inputs[0];
+      const int64_t numel = internal::Numel(x.shape);
+      op.inputs = {x,
+                   {side_id, ir::DType::kUInt32, {(numel + 7) / 8}, Format::kNd, false},
+                   {side_id - 1, x.dtype, {}, Format::kNd, false}};
+      op.outputs.resize(1);
+    }
+    // MindSpore's nn.LeakyReLU is Maximum(alpha * x, x) (Minimum for alpha > 1): a Mul and a
+    // Maximum kernel, whose backward is MaximumGrad (lower_train.cc). ATC keeps its LeakyRelu
+    // kernel for inference.
+    if (train && node.op_type == "LeakyRelu" && op.inputs.size() == 1 && op.outputs.size() == 1) {
+      const float alpha = node.GetFloat("alpha", 0.01f);
+      const OpTensor x = op.inputs[0];
+      DeviceOp mul = op;
+      mul.op_type = "Mul";
+      OpTensor scaled = x;
+      scaled.value = side_id - 1;
+      mul.inputs = {x, {side_id, x.dtype, {}, Format::kNd, false}};
+      mul.outputs = {scaled};
+      ops.push_back(std::move(mul));
+      op.op_type = alpha <= 1.0f ? "Maximum" : "Minimum";
+      op.inputs = {scaled, x};
+    }
     // MatMul of two activations (attention scores, context) is a BatchMatMul on the cube.
     if (node.op_type == "MatMul" && op.inputs.size() == 2 && !op.inputs[1].weight &&
         op.inputs[0].shape.size() > 2) {

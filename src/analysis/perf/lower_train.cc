@@ -8,7 +8,7 @@
 //           gradient of its input's producer: FusionOp_Conv2DBackpropInput_AddN_ReluGradV2,
 //           FusionOp_MatMul_GeLUGrad, FusionOp_MatMul_AddN;
 //   - opt:  FusedMulAddN (weight decay on >= 2-D weights) + FusedMulApplyMomentum (ResNet),
-//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), ApplyAdamD.
+//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam).
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -139,6 +139,7 @@ class Backward {
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.outputs) {
         if (read.count(t.value) || t.shape.size() < 2 || !ir::IsFloatingPoint(t.dtype)) continue;
+        if (AddSigmoidLoss(t)) continue;
         const int64_t classes = t.shape.back();
         const int64_t rows = Numel(t.shape) / std::max<int64_t>(classes, 1);
         OpTensor logits = t;
@@ -157,6 +158,36 @@ class Backward {
         Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
       }
     }
+  }
+
+  // A binary / multi-label output takes MindSpore's SigmoidCrossEntropyWithLogits (and its Grad,
+  // grad_nn_ops.py's bprop) instead of the softmax loss: an output a Sigmoid writes (the loss then
+  // reads the Sigmoid's input, the logits: DeepFM's CTR head), a [N, 1] score, or a dense
+  // prediction map of rank >= 4 (YOLO's objectness / class maps, trained with BCE-with-logits).
+  // Which outputs are sigmoid-trained is a guess from the graph's shape (not in the ONNX file).
+  bool AddSigmoidLoss(const OpTensor& out) {
+    const int p = graph_.Producer(out.value);
+    // A Sigmoid fused into the kernel before it (FusionOp_MatMul_Sigmoid) leaves no logits
+    // tensor: the loss then reads the output, and the sigmoid's gradient is still not taken.
+    const bool after_sigmoid = p >= 0 && Components(fwd_[static_cast<size_t>(p)].op_type).back() == "Sigmoid";
+    if (!after_sigmoid && out.shape.back() != 1 && out.shape.size() < 4) return false;
+    const bool alone = after_sigmoid && fwd_[static_cast<size_t>(p)].op_type == "Sigmoid" &&
+                       !fwd_[static_cast<size_t>(p)].inputs.empty();
+    const OpTensor logits = alone ? fwd_[static_cast<size_t>(p)].inputs[0] : out;
+    if (!RequiresGrad(logits)) return false;
+    OpTensor labels = Fresh(logits);
+    OpTensor loss = Fresh(logits);
+    loss.dtype = ir::DType::kFloat32;
+    Emit("SigmoidCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, labels}, {loss},
+         "loss");
+    Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)}, "loss");
+    need_[logits.value] += 1;
+    // The sigmoid's own gradient is not taken: the loss differentiates the logits directly.
+    if (after_sigmoid) act_done_.insert(p);
+    Emit("SigmoidCrossEntropyWithLogitsGrad", Category::kVector, Phase::kBackward,
+         {logits, labels, Fresh(loss)}, {Grad(logits)}, "loss");
+    Contribute(logits, "", Category::kVector, Phase::kBackward, {}, "loss");
+    return true;
   }
 
   // Registers one gradient contribution to `x`. `base` is the kernel that computes it (empty:
@@ -184,6 +215,7 @@ class Backward {
     if (!base.empty() && cat == Category::kCube) {
       std::string type = "FusionOp_" + base + (sum ? "_AddN" : "") + (act.empty() ? "" : "_" + act);
       in.push_back(g);  // the other contributions being summed
+      if (act == "ReluGradV2") in.push_back(ReluMask(producer));
       DeviceOp& op = Emit(type, cat, phase, std::move(in), {g}, name);
       op.fused_by = "TbeConv2DBackpropElemwiseFusionPass";
       return;
@@ -192,9 +224,28 @@ class Backward {
     if (sum) Emit("AddN", Category::kVector, phase, {g, g}, {g}, name);
     if (!act.empty()) {
       const DeviceOp& p = fwd_[static_cast<size_t>(producer)];
-      Emit(act, Category::kVector, phase, {g, p.outputs.back()}, {g}, p.name);
+      const OpTensor saved = act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back();
+      Emit(act, Category::kVector, phase, {g, saved}, {g}, p.name);
     }
   }
+  // The bit mask ReluV2 writes beside its output for ReluGradV2, made on first use: ND uint32
+  // [N, C1, H, W, 2] for an NCHW activation, as the ResNet-50 calibration's FusionOp_..._ReLUV2
+  // outputs and ReluGradV2 inputs list it (32x4x112x112x2 for 32x64x112x112). Other ranks: the
+  // forward output, as before (no record shows a non-4-D ReluV2).
+  OpTensor ReluMask(int producer) {
+    DeviceOp& fwd = out_[static_cast<size_t>(producer)];  // out_ starts as a copy of fwd_
+    const OpTensor& y = fwd_[static_cast<size_t>(producer)].outputs[0];
+    if (y.shape.size() != 4) return fwd_[static_cast<size_t>(producer)].outputs.back();
+    auto it = relu_mask_.find(producer);
+    if (it != relu_mask_.end()) return it->second;
+    const int64_t c1 = (y.shape[1] + 15) / 16;
+    OpTensor mask{
+        next_id_--, ir::DType::kUInt32, {y.shape[0], c1, y.shape[2], y.shape[3], 2}, Format::kNd, false};
+    fwd.outputs.push_back(mask);
+    relu_mask_.emplace(producer, mask);
+    return mask;
+  }
+
   int& pending_for(int value) {
     auto it = pending_.find(value);
     if (it == pending_.end()) it = pending_.emplace(value, need_[value]).first;
@@ -252,9 +303,28 @@ class Backward {
              name);
         break;
       case Optimizer::kAdam:
-        Emit("ApplyAdamD", Category::kVector, Phase::kOptimizer, {w32, Fresh(w32), Fresh(w32), g}, {w32},
-             name);
+        // MindSpore's nn.Adam emits the Adam kernel (var, m, v, beta1_power, beta2_power, lr,
+        // beta1, beta2, epsilon, grad), updating var, m and v in place.
+        {
+          OpTensor m = Fresh(w32), v = Fresh(w32);
+          Emit("Adam", Category::kVector, Phase::kOptimizer, {w32, m, v, s, s, s, s, s, s, g}, {w32, m, v},
+               name);
+        }
         break;
+      case Optimizer::kAdamW: {
+        // AdamWeightDecay's update fused by graph mode (the ViT step perfcover listed):
+        // AdamApplyOneWithDecayAssign(grad, v, m, var, lr, beta1, 1 - beta1, beta2, 1 - beta2,
+        // weight_decay, eps) on weights, AdamApplyOneAssign (no decay input) on what the default
+        // decay filter exempts (LayerNorm gamma / beta and biases: the 1-D parameters).
+        OpTensor m = Fresh(w32), v = Fresh(w32);
+        const bool decay = w.shape.size() >= 2;
+        std::vector<OpTensor> in = {g, v, m, w32, s, s, s, s, s};
+        if (decay) in.push_back(s);
+        in.push_back(s);
+        Emit(decay ? "AdamApplyOneWithDecayAssign" : "AdamApplyOneAssign", Category::kVector,
+             Phase::kOptimizer, std::move(in), {v, m, w32}, name);
+        break;
+      }
       case Optimizer::kLamb: {
         // Gradient clipping by global norm during backward, the LAMB update after it.
         Emit("SquareSumV1", Category::kVector, Phase::kBackward, {g}, {s}, name);
@@ -317,6 +387,10 @@ class Backward {
       }
       return;
     }
+    if (f.op_type == "Conv2DTranspose" || f.op_type == "DepthwiseConv2dNative") {
+      ConvBackwardUnfused(f, dy, weights);
+      return;
+    }
     if (Has(c, "Conv2D")) {
       const OpTensor& a = f.inputs[0];
       const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
@@ -373,6 +447,12 @@ class Backward {
       grad_type = "MaxPoolGradWithArgmax";
     else if (Has(c, "AvgPool"))
       grad_type = "AvgPoolGrad";
+    else if (f.op_type == "ResizeNearestNeighborV2" || f.op_type == "ResizeBilinearV2")
+      grad_type = f.op_type + "Grad";
+    else if (f.op_type == "ReduceSum")
+      grad_type = "Tile";  // bprop_reducesum: reshape + tile of dout
+    else if (f.op_type == "PadD")
+      grad_type = "Slice";  // get_bprop_pad (grad_nn_ops.py): P.Slice()(dout, begin, shape(x))
     else if (Has(c, "ConfusionTransposeD") || Has(c, "TransposeD"))
       grad_type = f.op_type;
     else if (Has(c, "Cast"))
@@ -409,12 +489,101 @@ class Backward {
         Update(p, name);
       }
     }
+    if (f.op_type == "Mul" || f.op_type == "RealDiv" || f.op_type == "Sub") {
+      for (size_t i = 0; i < f.inputs.size(); ++i) {
+        if (RequiresGrad(f.inputs[i])) BinaryGrad(f, f.op_type, i, f.inputs[i], dy);
+      }
+      return;
+    }
+    if (grad_type == "AvgPoolGrad" && !acts.empty()) {
+      // AvgPoolGrad(dy, mean_matrix, kernel_matrix) (TBE avg_pool_grad_d): a depthwise
+      // backprop-input of dy with a [C, 1, kh, kw] kernel of ones, scaled by the per-pixel
+      // divisor; both matrices are constants of the graph.
+      const OpTensor& x = acts[0];
+      OpTensor mean = Fresh(dy);
+      const int64_t kh = f.window.size() == 2 ? f.window[0] : 1, kw = f.window.size() == 2 ? f.window[1] : 1;
+      OpTensor kernel{
+          next_id_--, dy.dtype, {x.shape.size() > 1 ? x.shape[1] : 1, 1, kh, kw}, Format::kNd, false};
+      Contribute(x, "AvgPoolGrad", Category::kVector, bw, {dy, mean, kernel}, name);
+      return;
+    }
+    if ((f.op_type == "Maximum" || f.op_type == "Minimum") && f.inputs.size() == 2) {
+      // One MaximumGrad(x, y, dout) -> (dx, dy) kernel (G.MaximumGrad in grad_math_ops.py).
+      std::vector<OpTensor> grads;
+      for (const OpTensor& t : f.inputs) grads.push_back(Fresh(t));
+      Emit(f.op_type + "Grad", Category::kVector, bw, {f.inputs[0], f.inputs[1], dy}, grads, name);
+      for (size_t i = 0; i < 2; ++i) Contribute(f.inputs[i], "", Category::kVector, bw, {grads[i]}, name);
+      return;
+    }
+    if (f.op_type == "MaxPoolWithArgmax" && f.outputs.size() == 2 && !acts.empty()) {
+      // MaxPoolGradWithArgmax(x, dy, argmax), as the ResNet-50 calibration lists it.
+      Contribute(acts[0], grad_type, Category::kVector, bw, {acts[0], dy, f.outputs[1]}, name);
+      return;
+    }
+    if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
+      // DropoutDoMask(dy, mask, keep_prob): the backward reapplies the forward's mask.
+      Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);
+      return;
+    }
     for (const OpTensor& a : acts) {
       std::string type = grad_type;
       if (type.empty() && Has(c, "Add") && Numel(a.shape) != Numel(dy.shape)) type = "ReduceSum";
       Contribute(a, type, Category::kVector, bw, {dy}, name);
       if (f.op_type == "ReduceMean" && !type.empty())
         Emit("RealDiv", Category::kVector, bw, {Grad(a)}, {Grad(a)}, name);
+    }
+  }
+
+  // A transposed convolution (MindSpore's Conv2DTranspose is Conv2DBackpropInput) differentiates
+  // as its bprop in grad_nn_ops.py: dx = Conv2D(dy, w), dw = Conv2DBackpropFilter(x, dy). A
+  // depthwise convolution uses DepthwiseConv2dNativeBackprop{Filter,Input}. Neither input
+  // gradient is fused with the activation gradient after it (no such fusion is modelled).
+  void ConvBackwardUnfused(const DeviceOp& f, const OpTensor& dy, const std::vector<OpTensor>& weights) {
+    const bool depthwise = f.op_type == "DepthwiseConv2dNative";
+    const OpTensor& a = f.inputs[0];
+    const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
+    const Phase bw = Phase::kBackward;
+    if (depthwise) {
+      Emit("DepthwiseConv2dNativeBackpropFilter", Category::kCube, bw, {a, dy}, {ParamGrad(w)}, f.name);
+    } else {
+      Emit("Conv2DBackpropFilter", Category::kCube, bw, {a, dy}, {ParamGrad(w)}, f.name);
+    }
+    if (weights.size() > 1) Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, f.name);
+    for (const OpTensor& p : weights) Update(p, f.name);
+    if (!RequiresGrad(a)) return;
+    OpTensor dx = Fresh(a);
+    // MindSpore's operand orders: DepthwiseConv2dNativeBackpropInput(filter, dout), Conv2D(dout, filter).
+    Emit(depthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2D", Category::kCube, bw,
+         depthwise ? std::vector<OpTensor>{w, dy} : std::vector<OpTensor>{dy, w}, {dx}, f.name);
+    Contribute(a, "", Category::kVector, bw, {dx}, f.name);
+  }
+
+  // The gradient kernels of a binary elementwise op for input `index`, as MindSpore's bprops
+  // (grad_math_ops.py) emit them: Mul: dout * other; RealDiv: dx = dout / y and
+  // dy = -(dx * out); Sub: dout, Neg for y. A broadcast input then sums its gradient back with
+  // ReduceSum (binop_grad_common).
+  void BinaryGrad(const DeviceOp& f, const std::string& type, size_t index, const OpTensor& a,
+                  const OpTensor& dy) {
+    const Phase bw = Phase::kBackward;
+    const bool broadcast = Numel(a.shape) != Numel(dy.shape);
+    OpTensor full = Fresh(dy);
+    if (type == "Mul") {
+      Emit("Mul", Category::kVector, bw, {dy, f.inputs[f.inputs.size() - 1 - index]}, {full}, f.name);
+    } else if (type == "RealDiv") {
+      Emit("RealDiv", Category::kVector, bw, {dy, f.inputs.back()}, {full}, f.name);
+      if (index == 1) {
+        Emit("Mul", Category::kVector, bw, {full, f.outputs[0]}, {full}, f.name);
+        Emit("Neg", Category::kVector, bw, {full}, {full}, f.name);
+      }
+    } else if (index == 1) {  // Sub
+      Emit("Neg", Category::kVector, bw, {dy}, {full}, f.name);
+    } else {
+      full = dy;
+    }
+    if (broadcast) {
+      Contribute(a, "ReduceSum", Category::kVector, bw, {full}, f.name);
+    } else {
+      Contribute(a, "", Category::kVector, bw, {full}, f.name);
     }
   }
 
@@ -461,6 +630,7 @@ class Backward {
   std::vector<DeviceOp> out_, deferred_;
   std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
+  std::unordered_map<int, OpTensor> relu_mask_;  // forward op index -> its ReluV2 mask
   std::unordered_set<int> act_done_, seen_params_;
   int64_t parameters_ = 0, gradient_bytes_ = 0;
 };
@@ -471,7 +641,9 @@ Expected<Optimizer> ParseOptimizer(const std::string& name) {
   if (name == "momentum") return Optimizer::kMomentum;
   if (name == "lamb") return Optimizer::kLamb;
   if (name == "adam") return Optimizer::kAdam;
-  return Status::InvalidArgument(fmt::format("--optimizer '{}': expected momentum, lamb or adam", name));
+  if (name == "adamw") return Optimizer::kAdamW;
+  return Status::InvalidArgument(
+      fmt::format("--optimizer '{}': expected momentum, lamb, adam or adamw", name));
 }
 
 std::vector<DeviceOp> AddTraining(std::vector<DeviceOp> ops, Optimizer optimizer, bool mixed_precision,

@@ -189,7 +189,12 @@ TEST(LowerTrainingTest, OptimizersEmitTheirUpdateKernels) {
   EXPECT_EQ(Count(lamb, "LambApplyWeightAssign"), 8);
   EXPECT_EQ(Count(lamb, "SquareSumV1"), 16);
   EXPECT_EQ(Count(lamb, "FusedMulApplyMomentum"), 0);
-  EXPECT_EQ(Count(Types(Training(Optimizer::kAdam)), "ApplyAdamD"), 8);
+  EXPECT_EQ(Count(Types(Training(Optimizer::kAdam)), "Adam"), 8);
+  // AdamWeightDecay: decay on the 3 weights of rank >= 2, none on the 5 BN / bias vectors.
+  const auto adamw = Types(Training(Optimizer::kAdamW));
+  EXPECT_EQ(Count(adamw, "AdamApplyOneWithDecayAssign"), 3);
+  EXPECT_EQ(Count(adamw, "AdamApplyOneAssign"), 5);
+  EXPECT_TRUE(ParseOptimizer("adamw").ok());
   EXPECT_FALSE(ParseOptimizer("sgdx").ok());
 }
 

@@ -28,8 +28,11 @@
 
 namespace npugap::analysis::perf {
 
-enum class Format : uint8_t { kNd, kNc1hwc0, kFractalZ, kFractalNz };
-std::string_view FormatName(Format f);  // CSV spelling: "ND", "NC1HWC0", "FracZ", "FRACTAL_NZ"
+// kC1hwncoc0: the filter of a depthwise convolution (MindSpore's DepthwiseConv2dNative family and
+// AvgPoolGrad's kernel_matrix), [C1, kh, kw, N = 1, Co = 16, C0].
+enum class Format : uint8_t { kNd, kNc1hwc0, kFractalZ, kFractalNz, kC1hwncoc0 };
+// CSV spelling: "ND", "NC1HWC0", "FracZ", "FRACTAL_NZ", "C1HWNCoC0"
+std::string_view FormatName(Format f);
 
 // What a kernel spends its time on, for the iteration breakdown.
 enum class Category : uint8_t { kCube, kVector, kTransDataCast, kAiCpu };
@@ -62,6 +65,7 @@ struct DeviceOp {
   bool aicpu = false;          // placed on the AI CPU
   bool atomic_output = false;  // accumulates into its output atomically: needs an AtomicAddrClean
   bool layout_fixed = false;   // formats already chosen (inserted TransData / Cast)
+  ir::Shape window;            // pooling window (kh, kw) of a pooling op, for its gradient's operands
 };
 
 // --fusion_switch_file: passes are on unless the file turns them off. Both ATC formats are read:
@@ -78,7 +82,9 @@ Expected<FusionSwitches> LoadFusionSwitchFile(const std::string& path);
 // The pass names npugap models (for warnings and docs), with their group.
 std::vector<std::pair<std::string, std::string>> FusionPassNames();
 
-enum class Optimizer : uint8_t { kMomentum, kLamb, kAdam };
+// kAdam: MindSpore nn.Adam (the Adam kernel); kAdamW: nn.AdamWeightDecay, which graph mode fuses into
+// AdamApplyOne(WithDecay)Assign per parameter.
+enum class Optimizer : uint8_t { kMomentum, kLamb, kAdam, kAdamW };
 Expected<Optimizer> ParseOptimizer(const std::string& name);
 
 struct LowerOptions {
