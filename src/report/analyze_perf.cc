@@ -13,10 +13,10 @@ namespace {
 namespace perf = analysis::perf;
 
 // analyze's --optimizer names (the memory analysis's) mapped to the lowering's optimizer kernels:
-// SGD with or without momentum runs ApplyMomentum-like update kernels, AdamW Adam's.
+// SGD with or without momentum runs ApplyMomentum-like update kernels; adam and adamw are the
+// lowering's own names.
 Expected<perf::Optimizer> PerfOptimizer(const std::string& name) {
   if (name == "sgd" || name == "momentum") return perf::Optimizer::kMomentum;
-  if (name == "adam" || name == "adamw") return perf::Optimizer::kAdam;
   return perf::ParseOptimizer(name);
 }
 

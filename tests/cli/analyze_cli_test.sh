@@ -68,6 +68,12 @@ check "no temporary left" bash -c "! ls '$TMP' | grep -q tmp-npugap"
 expect_rc "--json - exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --json -
 check "--json -: stdout is the JSON" json_true "$TMP/out" "j['target']['name'] == 'ascend910b2'"
 
+# --optimizer adamw reaches the lowering as AdamW (MindSpore's AdamWeightDecay kernels), not Adam.
+expect_rc "--optimizer adamw: exit 0" 0 "$NPUGAP" analyze "$NET" --target ascend910b2 --train --optimizer adamw \
+  --skip precision --json "$TMP/aw.json"
+check "adamw: AdamWeightDecay's update kernels in the perf section" json_true "$TMP/aw.json" \
+  "'AdamApplyOneWithDecayAssign' in json.dumps(j['perf']) and '\"Adam\"' not in json.dumps(j['perf'])"
+
 # --- --fail-on --------------------------------------------------------------------------------
 expect_rc "training at batch 2048 does not fit: --fail-on memory exits 1" 1 \
   "$NPUGAP" analyze "$BIG" --target ascend910b2 --train --optimizer adam --fail-on memory --json "$TMP/big.json" --skip precision
