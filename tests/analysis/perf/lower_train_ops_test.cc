@@ -287,5 +287,31 @@ TEST(LowerTrainOpsTest, LeakyReluTrainsAsMulAndMaximumWithOneMaximumGrad) {
   EXPECT_EQ(Count(it, "Maximum"), 0);
 }
 
+// A Where on a bool mask (Greater) and a Split: the bool condition gets no gradient kernel, Where
+// differentiates as Select (get_bprop_select) and Split as ConcatD (get_bprop_split), not as the
+// kernel types "SelectGrad" / "SplitDGrad" that CANN does not have.
+TEST(LowerTrainOpsTest, WhereAndSplitDifferentiateAsSelectAndConcatDAndTheBoolMaskGetsNoGradient) {
+  ModelBuilder b = Stem(16);
+  b.FloatInitializer("zero", {1}, {0.0f});
+  b.Node("Greater", {"s", "zero"}, {"cond"}, "gt");
+  b.Node("Where", {"cond", "s", "zero"}, {"w"}, "where");
+  b.Node("Split", {"w"}, {"a", "c"}, "split");
+  SetInt(b, "axis", 1);
+  b.Node("Add", {"a", "c"}, {"sum"}, "add");
+  Head(b, "sum", 8);
+  const Lowering l = Train(b, Optimizer::kMomentum, /*eltwise_fusion=*/false);
+  const auto t = Types(l);
+  EXPECT_EQ(Count(t, "SelectGrad"), 0);
+  EXPECT_EQ(Count(t, "SplitDGrad"), 0);
+  EXPECT_EQ(Count(t, "GreaterGrad"), 0);
+  EXPECT_EQ(Count(t, "Select"), 2);   // the forward and dx of the Where's x (y is a constant)
+  EXPECT_EQ(Count(t, "ConcatD"), 1);  // the Split's input gradient
+  for (const LoweredKernel& k : l.kernels) {
+    if (k.phase != Phase::kBackward) continue;
+    for (const Operand& o : k.kernel.outputs) EXPECT_NE(o.dtype, "bool") << k.kernel.op_type;
+  }
+  ExpectAllKnown(l);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
