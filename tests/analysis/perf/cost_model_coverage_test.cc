@@ -52,7 +52,8 @@ TEST(PerfCoverage, VectorRulesCostTheirDslInstructionCounts) {
                                      {"ClipByValue", 4, 0, 0},
                                      {"BNInference", 4, 0, 0},
                                      {"HardSwish", 5, 0, 0},
-                                     {"HardSigmoid", 4, 0, 0}};
+                                     {"HardSigmoid", 4, 0, 0},
+                                     {"HardSigmoidGrad", 5, 0, 0}};
   for (const Counts& c : rules) {
     const double want =
         1e6 * per_core *
