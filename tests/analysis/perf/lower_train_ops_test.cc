@@ -313,5 +313,26 @@ TEST(LowerTrainOpsTest, WhereAndSplitDifferentiateAsSelectAndConcatDAndTheBoolMa
   ExpectAllKnown(l);
 }
 
+// A model whose only output is 1-D gets no loss, so no backward: the lowering says so rather than
+// reporting the forward pass as the training step; a [2, 10] output gets a loss and no warning.
+TEST(LowerTrainOpsTest, TrainingWithoutALossableOutputWarns) {
+  ModelBuilder b;
+  b.Input("x", {8});
+  b.Output("y", {8});
+  b.FloatInitializer("w", {8}, Fill(8));
+  b.Node("Mul", {"x", "w"}, {"m"}, "scale");
+  b.Node("Relu", {"m"}, {"y"}, "relu");
+  const Lowering l = Train(b);
+  const auto no_loss = [](const Lowering& x) {
+    return std::any_of(x.warnings.begin(), x.warnings.end(), [](const std::string& w) {
+      return w.find("no float graph output") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(no_loss(l));
+  ModelBuilder c = Stem(16);
+  Head(c, "s", 16);
+  EXPECT_FALSE(no_loss(Train(c)));
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
