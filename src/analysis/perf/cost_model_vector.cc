@@ -304,11 +304,12 @@ constexpr std::array kRules = {
     // impl/hard_sigmoid.py): hard_swish: vadds 3, vmaxs 0, vmins 6, vmuls 1/6, vmul x;
     // hard_sigmoid: vmuls alpha, vadds beta, clip to [0, 1] (tbe.clip with scalar bounds, counted
     // as vmins + vmaxs: an assumption, clip's DSL was not read); hard_sigmoid_grad, in the input's
-    // dtype: vmuls alpha, dup 0, vabs, vcmpsel (a vcmp and a vsel). HardSwishGrad was not read and
-    // has no rule (review13b).
+    // dtype: vmuls alpha, dup 0, vabs, vcmpsel (a vcmp and a vsel); hard_swish_grad (static), in the
+    // input's dtype: dup 3, vdiv, vadds 0.5, two vcmpsel (clamp to 0 / 1), vmul dy (review13b).
     Entry{"HardSwish", E32(5)},
     Entry{"HardSigmoid", E32(4)},
     Entry{"HardSigmoidGrad", E(5)},
+    Entry{"HardSwishGrad", V(7, 0, 1, 0)},
     // YOLOv5's 2x upsampling (resize_nearest_neighbor_v2_d) copies each input pixel to its
     // scale^2 output pixels: data movement. Its gradient (resize_nearest_neighbor_v2_grad_d, float32
     // 5HD only) sums the scale^2 gradients of each input pixel: one add per gradient element read

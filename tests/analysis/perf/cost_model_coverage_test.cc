@@ -53,7 +53,8 @@ TEST(PerfCoverage, VectorRulesCostTheirDslInstructionCounts) {
                                      {"BNInference", 4, 0, 0},
                                      {"HardSwish", 5, 0, 0},
                                      {"HardSigmoid", 4, 0, 0},
-                                     {"HardSigmoidGrad", 5, 0, 0}};
+                                     {"HardSigmoidGrad", 5, 0, 0},
+                                     {"HardSwishGrad", 7, 0, 1}};
   for (const Counts& c : rules) {
     const double want =
         1e6 * per_core *
