@@ -8,7 +8,8 @@
 //           gradient of its input's producer: FusionOp_Conv2DBackpropInput_AddN_ReluGradV2,
 //           FusionOp_MatMul_GeLUGrad, FusionOp_MatMul_AddN;
 //   - opt:  FusedMulAddN (weight decay on >= 2-D weights) + FusedMulApplyMomentum (ResNet),
-//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam).
+//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam),
+//           AdamApplyOne(WithDecay)Assign (AdamWeightDecay, --optimizer adamw).
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
