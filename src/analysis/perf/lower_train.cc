@@ -536,6 +536,13 @@ class Backward {
       Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);
       return;
     }
+    if (grad_type == "ConcatD" && !acts.empty()) {
+      // One ConcatD of every output's gradient (an output nothing reads contributes zeros).
+      std::vector<OpTensor> douts;
+      for (const OpTensor& o : f.outputs) douts.push_back(HasGrad(o.value) ? Grad(o) : Fresh(o));
+      Contribute(acts[0], grad_type, Category::kVector, bw, std::move(douts), name);
+      return;
+    }
     if (f.op_type == "Select" && f.inputs.size() == 3) {
       // Select(cond, dout, zeros) for x, Select(cond, zeros, dout) for y; cond gets no gradient.
       for (size_t i = 1; i < 3; ++i)

@@ -4,6 +4,9 @@
 // them, with the operands the cost model needs, and every lowered kernel known to the cost model.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <numeric>
+
 #include "lower_test_models.h"
 #include "npugap/analysis/perf/kernel.h"
 
@@ -305,7 +308,14 @@ TEST(LowerTrainOpsTest, WhereAndSplitDifferentiateAsSelectAndConcatDAndTheBoolMa
   EXPECT_EQ(Count(t, "SplitDGrad"), 0);
   EXPECT_EQ(Count(t, "GreaterGrad"), 0);
   EXPECT_EQ(Count(t, "Select"), 2);   // the forward and dx of the Where's x (y is a constant)
-  EXPECT_EQ(Count(t, "ConcatD"), 1);  // the Split's input gradient
+  EXPECT_EQ(Count(t, "ConcatD"), 1);  // the Split's input gradient, of both outputs' gradients
+  const Kernel concat = Must(l, "ConcatD");
+  EXPECT_EQ(concat.inputs.size(), 2u);
+  ASSERT_EQ(concat.outputs.size(), 1u);
+  const auto numel = [](const Operand& o) {
+    return std::accumulate(o.shape.begin(), o.shape.end(), int64_t{1}, std::multiplies<>());
+  };
+  EXPECT_EQ(numel(concat.outputs[0]), numel(concat.inputs[0]) + numel(concat.inputs[1]));  // ND: unpadded
   for (const LoweredKernel& k : l.kernels) {
     if (k.phase != Phase::kBackward) continue;
     for (const Operand& o : k.kernel.outputs) EXPECT_NE(o.dtype, "bool") << k.kernel.op_type;
