@@ -119,6 +119,15 @@ int RunPerf(const PerfOptions& o) {
     return ReportError(Status::InvalidArgument("perf: give either MODEL or --kernels FILE.csv, not both"));
   }
   if (model) return RunPerfModel(o.model_mode, o.target, o.json);
+  // The outputs of a model's lowering: with --kernels alone there is none, and a silently unwritten
+  // file would read as success.
+  for (const auto& [flag, path] :
+       {std::pair{"--kernels-out", &o.model_mode.kernels_out}, std::pair{"--trace", &o.model_mode.trace}}) {
+    if (!path->empty()) {
+      return ReportError(Status::InvalidArgument(fmt::format(
+          "perf {} {}: only with a MODEL (its lowered kernels); with --kernels use --out", flag, *path)));
+    }
+  }
   if (o.kernels.empty()) {
     return ReportError(Status::InvalidArgument(
         "perf: give --kernels FILE.csv (kernel records to predict) or MODEL (an ONNX file)"));

@@ -129,8 +129,11 @@ expect_error "trace into a missing folder" "no_dir" "$NPUGAP" perf "$NET" --trac
 expect_error "kernels-out into a missing folder" "--kernels-out: $TMP/no_dir/k.csv: cannot write" \
   "$NPUGAP" perf "$NET" --kernels-out "$TMP/no_dir/k.csv"
 check "no partial trace file" test ! -e "$TMP/no_dir/t.json"
-expect_error "kernels-out into a missing folder" "--kernels-out" "$NPUGAP" perf "$NET" --kernels-out "$TMP/no_dir/k.csv"
 check "no partial kernels file" test ! -e "$TMP/no_dir/k.csv"
+expect_error "--kernels-out without a model" "perf --kernels-out $TMP/k2.csv: only with a MODEL" \
+  "$NPUGAP" perf --kernels "$TMP/lowered.csv" --kernels-out "$TMP/k2.csv"
+check "no kernels file without a model" test ! -e "$TMP/k2.csv"
+expect_error "--trace without a model" "perf --trace" "$NPUGAP" perf --kernels "$TMP/lowered.csv" --trace "$TMP/t2.json"
 
 echo "perf_model_cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -167,6 +167,12 @@ constexpr std::array kRules = {
     Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},
     Entry{"BNTrainingReduceGrad", E(6)},
     Entry{"BNInfer", E(2)},
+    // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
+    // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,
+    // mean and variance folded on the host): vadd mean, vmul variance, vmul scale, vadd bias; an
+    // fp16 x is cast to float32 first. The per-channel broadcasts are not counted (review13b).
+    Entry{"BNInference", E32(4)},
+    Entry{"BNInferenceD", E32(4)},
     // dropout: select by the mask, scale; gen mask: a counter-based random number and a compare
     Entry{"DropoutDoMask", E(2)},
     Entry{"DropoutGenMask", E(4)},
@@ -294,6 +300,16 @@ constexpr std::array kRules = {
     Entry{"ReLU6Grad", V(7, 0, 1, 0)},
     Entry{"Relu6Grad", V(7, 0, 1, 0)},
     Entry{"ClipByValue", E(4)},
+    // MobileNetV3's hard activations, float32 (an fp16 input is cast up; op_impl impl/hard_swish.py,
+    // impl/hard_sigmoid.py): hard_swish: vadds 3, vmaxs 0, vmins 6, vmuls 1/6, vmul x;
+    // hard_sigmoid: vmuls alpha, vadds beta, clip to [0, 1] (tbe.clip with scalar bounds, counted
+    // as vmins + vmaxs: an assumption, clip's DSL was not read); hard_sigmoid_grad, in the input's
+    // dtype: vmuls alpha, dup 0, vabs, vcmpsel (a vcmp and a vsel); hard_swish_grad (static), in the
+    // input's dtype: dup 3, vdiv, vadds 0.5, two vcmpsel (clamp to 0 / 1), vmul dy (review13b).
+    Entry{"HardSwish", E32(5)},
+    Entry{"HardSigmoid", E32(4)},
+    Entry{"HardSigmoidGrad", E(5)},
+    Entry{"HardSwishGrad", V(7, 0, 1, 0)},
     // YOLOv5's 2x upsampling (resize_nearest_neighbor_v2_d) copies each input pixel to its
     // scale^2 output pixels: data movement. Its gradient (resize_nearest_neighbor_v2_grad_d, float32
     // 5HD only) sums the scale^2 gradients of each input pixel: one add per gradient element read

@@ -193,6 +193,14 @@ Expected<Lowering> Lower(const ir::Model& model, const target::Target& target, c
   result.kernels = ToKernels(ops, target);
   for (const auto& k : result.kernels) result.aicpu += k.kernel.aicpu ? 1 : 0;
   result.warnings = options.fusion.warnings;
+  // The loss goes on float graph outputs of rank >= 2 (lower_train.cc); a model with none (a 1-D
+  // output) would otherwise report its forward pass as the training step without a word.
+  if (options.train && std::none_of(result.kernels.begin(), result.kernels.end(),
+                                    [](const LoweredKernel& k) { return k.phase == Phase::kBackward; })) {
+    result.warnings.push_back(
+        "--train: no float graph output of rank >= 2 to put a loss on: no backward or optimizer kernels, "
+        "the step is the forward pass only");
+  }
   return result;
 }
 

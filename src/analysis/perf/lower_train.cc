@@ -8,7 +8,8 @@
 //           gradient of its input's producer: FusionOp_Conv2DBackpropInput_AddN_ReluGradV2,
 //           FusionOp_MatMul_GeLUGrad, FusionOp_MatMul_AddN;
 //   - opt:  FusedMulAddN (weight decay on >= 2-D weights) + FusedMulApplyMomentum (ResNet),
-//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam).
+//           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam),
+//           AdamApplyOne(WithDecay)Assign (AdamWeightDecay, --optimizer adamw).
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -126,7 +127,11 @@ class Backward {
     return g;
   }
   bool HasGrad(int value) const { return grad_.count(value) > 0; }
-  bool RequiresGrad(const OpTensor& t) const { return !t.weight && graph_.Producer(t.value) >= 0; }
+  // Only floating-point activations carry a gradient: a bool attention mask broadcast by Expand or
+  // the condition of a Where gets none (MindSpore's bprops return zeros_like for them, no kernel).
+  bool RequiresGrad(const OpTensor& t) const {
+    return !t.weight && graph_.Producer(t.value) >= 0 && ir::IsFloatingPoint(t.dtype);
+  }
 
   // Softmax cross-entropy over each float graph output of rank >= 2 (logits [N, C], or [B, S, V]
   // flattened), with the one-hot labels it needs: SoftmaxCrossEntropyWithLogits computes the loss
@@ -465,6 +470,12 @@ class Backward {
       grad_type = "StridedSliceGrad";
     else if (Has(c, "ConcatD"))
       grad_type = "SplitVD";
+    else if (f.op_type == "SplitD" || f.op_type == "SplitVD")
+      grad_type = "ConcatD";  // get_bprop_split (grad_array_ops.py): concat of the douts
+    else if (f.op_type == "BroadcastTo")
+      grad_type = "ReduceSum";  // get_bprop_broadcast_to: reduce_sum over the broadcast axes
+    else if (f.op_type == "Select")
+      grad_type = "Select";  // get_bprop_select: select(cond, dout, zeros) per value input
     else if (std::all_of(c.begin(), c.end(), [](const std::string& p) { return p == "Add"; }))
       grad_type = "";  // identity for same-shaped inputs, ReduceSum for broadcast
     else if (!ActivationGrad(f.op_type).empty() && c.size() == 1)
@@ -523,6 +534,19 @@ class Backward {
     if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
       // DropoutDoMask(dy, mask, keep_prob): the backward reapplies the forward's mask.
       Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);
+      return;
+    }
+    if (grad_type == "ConcatD" && !acts.empty()) {
+      // One ConcatD of every output's gradient (an output nothing reads contributes zeros).
+      std::vector<OpTensor> douts;
+      for (const OpTensor& o : f.outputs) douts.push_back(HasGrad(o.value) ? Grad(o) : Fresh(o));
+      Contribute(acts[0], grad_type, Category::kVector, bw, std::move(douts), name);
+      return;
+    }
+    if (f.op_type == "Select" && f.inputs.size() == 3) {
+      // Select(cond, dout, zeros) for x, Select(cond, zeros, dout) for y; cond gets no gradient.
+      for (size_t i = 1; i < 3; ++i)
+        Contribute(f.inputs[i], "Select", Category::kVector, bw, {f.inputs[0], dy, Fresh(dy)}, name);
       return;
     }
     for (const OpTensor& a : acts) {

@@ -49,7 +49,12 @@ TEST(PerfCoverage, VectorRulesCostTheirDslInstructionCounts) {
                                      {"ResizeNearestNeighborGrad", 1, 0, 0},
                                      {"ReLU6", 2, 0, 0},
                                      {"ReLU6Grad", 7, 0, 1},
-                                     {"ClipByValue", 4, 0, 0}};
+                                     {"ClipByValue", 4, 0, 0},
+                                     {"BNInference", 4, 0, 0},
+                                     {"HardSwish", 5, 0, 0},
+                                     {"HardSigmoid", 4, 0, 0},
+                                     {"HardSigmoidGrad", 5, 0, 0},
+                                     {"HardSwishGrad", 7, 0, 1}};
   for (const Counts& c : rules) {
     const double want =
         1e6 * per_core *

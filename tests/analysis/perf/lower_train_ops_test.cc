@@ -4,6 +4,9 @@
 // them, with the operands the cost model needs, and every lowered kernel known to the cost model.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <numeric>
+
 #include "lower_test_models.h"
 #include "npugap/analysis/perf/kernel.h"
 
@@ -285,6 +288,60 @@ TEST(LowerTrainOpsTest, LeakyReluTrainsAsMulAndMaximumWithOneMaximumGrad) {
   EXPECT_TRUE(std::any_of(it.begin(), it.end(),
                           [](const std::string& k) { return k.find("LeakyRelu") != std::string::npos; }));
   EXPECT_EQ(Count(it, "Maximum"), 0);
+}
+
+// A Where on a bool mask (Greater) and a Split: the bool condition gets no gradient kernel, Where
+// differentiates as Select (get_bprop_select) and Split as ConcatD (get_bprop_split), not as the
+// kernel types "SelectGrad" / "SplitDGrad" that CANN does not have.
+TEST(LowerTrainOpsTest, WhereAndSplitDifferentiateAsSelectAndConcatDAndTheBoolMaskGetsNoGradient) {
+  ModelBuilder b = Stem(16);
+  b.FloatInitializer("zero", {1}, {0.0f});
+  b.Node("Greater", {"s", "zero"}, {"cond"}, "gt");
+  b.Node("Where", {"cond", "s", "zero"}, {"w"}, "where");
+  b.Node("Split", {"w"}, {"a", "c"}, "split");
+  SetInt(b, "axis", 1);
+  b.Node("Add", {"a", "c"}, {"sum"}, "add");
+  Head(b, "sum", 8);
+  const Lowering l = Train(b, Optimizer::kMomentum, /*eltwise_fusion=*/false);
+  const auto t = Types(l);
+  EXPECT_EQ(Count(t, "SelectGrad"), 0);
+  EXPECT_EQ(Count(t, "SplitDGrad"), 0);
+  EXPECT_EQ(Count(t, "GreaterGrad"), 0);
+  EXPECT_EQ(Count(t, "Select"), 2);   // the forward and dx of the Where's x (y is a constant)
+  EXPECT_EQ(Count(t, "ConcatD"), 1);  // the Split's input gradient, of both outputs' gradients
+  const Kernel concat = Must(l, "ConcatD");
+  EXPECT_EQ(concat.inputs.size(), 2u);
+  ASSERT_EQ(concat.outputs.size(), 1u);
+  const auto numel = [](const Operand& o) {
+    return std::accumulate(o.shape.begin(), o.shape.end(), int64_t{1}, std::multiplies<>());
+  };
+  EXPECT_EQ(numel(concat.outputs[0]), numel(concat.inputs[0]) + numel(concat.inputs[1]));  // ND: unpadded
+  for (const LoweredKernel& k : l.kernels) {
+    if (k.phase != Phase::kBackward) continue;
+    for (const Operand& o : k.kernel.outputs) EXPECT_NE(o.dtype, "bool") << k.kernel.op_type;
+  }
+  ExpectAllKnown(l);
+}
+
+// A model whose only output is 1-D gets no loss, so no backward: the lowering says so rather than
+// reporting the forward pass as the training step; a [2, 10] output gets a loss and no warning.
+TEST(LowerTrainOpsTest, TrainingWithoutALossableOutputWarns) {
+  ModelBuilder b;
+  b.Input("x", {8});
+  b.Output("y", {8});
+  b.FloatInitializer("w", {8}, Fill(8));
+  b.Node("Mul", {"x", "w"}, {"m"}, "scale");
+  b.Node("Relu", {"m"}, {"y"}, "relu");
+  const Lowering l = Train(b);
+  const auto no_loss = [](const Lowering& x) {
+    return std::any_of(x.warnings.begin(), x.warnings.end(), [](const std::string& w) {
+      return w.find("no float graph output") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(no_loss(l));
+  ModelBuilder c = Stem(16);
+  Head(c, "s", 16);
+  EXPECT_FALSE(no_loss(Train(c)));
 }
 
 }  // namespace
