@@ -286,10 +286,11 @@ int RunMoe(const CommFlags& f, const Cluster& cluster) {
                            c.time_s * 1e6, c.algbw_gbps, c.busbw_gbps, r->deepep_bw_gbps, r->wire_bw_gbps,
                            c.algo);
   std::cout << fmt::format(
-      "# rank 0 receives {} tokens in dispatch (sends them back in combine); {} (token, expert) pairs "
+      "# rank 0 receives {} {} in dispatch (sends them back in combine); {} (token, expert) pairs "
       "routed, {} token copies sent\n# deepep = rank 0's tokens x hidden x 2 B / time, as DeepEP's test "
       "prints it (recv_x.numel() * 2); wire = the bytes rank 0 actually moves / time\n",
-      r->rank0_tokens, r->routed, r->sent);
+      r->rank0_tokens, spec.dedup ? "tokens" : "token copies (one per expert, --no-dedup)", r->routed,
+      r->sent);
   return kExitOk;
 }
 

@@ -145,6 +145,9 @@ assert a['rank0_tokens'] != b['rank0_tokens'] or a['token_copies'] != b['token_c
 check "moe --no-dedup sends every pair" json_true "$TMP/moe_nd.json" "j['rows'][0]['token_copies'] == 65536"
 "$NPUGAP" comm --cluster a3 --ranks 8 --op moe-dispatch > "$TMP/moe_table"
 check "moe table names the metric" grep -q 'deepep(GB/s)' "$TMP/moe_table"
+check "moe table: rank 0 receives tokens" grep -q '^# rank 0 receives [0-9]* tokens in dispatch' "$TMP/moe_table"
+"$NPUGAP" comm --cluster a3 --ranks 8 --op moe-dispatch --no-dedup > "$TMP/moe_table_nd"
+check "moe table --no-dedup: copies, not tokens" grep -q '^# rank 0 receives [0-9]* token copies (one per expert, --no-dedup) in dispatch' "$TMP/moe_table_nd"
 MOE8=(comm --cluster a3 --ranks 8)
 expect_error "moe dtype" "--dtype 'fp8': unknown MoE data type (valid: int8, bf16)" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --dtype fp8
 expect_error "moe topk" "--topk 9: more than the 8 experts" "$NPUGAP" "${MOE8[@]}" --op moe-dispatch --experts 8 --topk 9
