@@ -24,8 +24,8 @@ CalibrationReport Calibrate(const std::vector<KernelRecord>& records, const targ
     KernelCost c = PredictKernel(r.kernel, target);
     rep.measured_us += r.time_us;
     rep.predicted_us += c.time_us;
-    // A note says why a record was not costed or what was assumed for it.
-    if (!c.note.empty() && !(c.known == false && c.note.starts_with("no rule for")))
+    // A note says why a record of a type the model knows was not costed.
+    if (!c.note.empty())
       rep.notes.push_back(fmt::format("line {}: {}: {}", r.line, r.kernel.op_type, c.note));
     if (!c.known) {
       ++unknown[r.kernel.op_type];

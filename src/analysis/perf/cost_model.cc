@@ -89,9 +89,8 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     }
     const auto rule = FindVectorRule(p);
     if (!rule) {
-      KernelCost unknown;
+      KernelCost unknown;  // no note: the unknown type is itself the reason, and is listed as such
       unknown.known = false;
-      unknown.note = fmt::format("no rule for '{}'", p);
       return unknown;
     }
     vector_ops += VectorOpsFor(p, *rule, kernel);

@@ -282,6 +282,7 @@ TEST(PerfCostModel, UnknownTypesAndAiCpu) {
       PredictKernel(K("FusionOp_Conv2D_NoSuchOp", 32, {"ND:float16:16"}, {"ND:float16:16"}), t);
   EXPECT_FALSE(u.known);
   EXPECT_EQ(u.time_us, 0);
+  EXPECT_TRUE(u.note.empty()) << u.note;  // the unknown type is the reason; notes are for records
   Kernel k = K("Add", 0, {"ND:float32:1000000", "ND:float32:1000000"}, {"ND:float32:1000000"});
   k.aicpu = true;
   const KernelCost a = PredictKernel(k, t);

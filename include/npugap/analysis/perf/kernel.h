@@ -43,8 +43,10 @@ struct KernelCost {
   double overhead_us = 0;  // fixed launch / scalar / sync cost
   int block_dim = 0;       // cores used (given, or chosen by the model)
   Bound bound = Bound::kLatency;
-  bool known = true;  // false: the model has no rule for this op_type (time_us is then 0)
-  std::string note;   // why a known type could not be costed (malformed operands), else empty
+  // false: not costed (time_us is then 0), because the model has no rule for the op_type (note
+  // empty) or because the record lacks what its rule needs (note says what).
+  bool known = true;
+  std::string note;
 };
 
 // The per-kernel cost model. Every constant comes from the target profile or from first
