@@ -9,20 +9,15 @@
 #include <utility>
 
 #include "cost_model_internal.h"
+#include "npugap/analysis/perf/kernel_csv.h"
 
 namespace npugap::analysis::perf::internal {
 namespace {
 
 int64_t RoundUp(int64_t v, int64_t to) { return to <= 0 ? v : (v + to - 1) / to * to; }
 
-std::string Dims(const Operand& op) {
-  std::string s;
-  for (size_t i = 0; i < op.shape.size(); ++i) s += (i ? "x" : "") + std::to_string(op.shape[i]);
-  return fmt::format("{}:{}:{}", op.format, op.dtype, s);
-}
-
 Status Bad(std::string_view what, const Operand* op) {
-  return Status::InvalidArgument(op ? fmt::format("{} ({})", what, Dims(*op)) : std::string(what));
+  return Status::InvalidArgument(op ? fmt::format("{} ({})", what, FormatOperand(*op)) : std::string(what));
 }
 
 const Operand* FindFormat(const std::vector<Operand>& ops, std::string_view format, size_t min_rank) {

@@ -42,6 +42,12 @@ bool IsIdentifier(std::string_view s) {
 
 }  // namespace
 
+std::string FormatOperand(const Operand& operand) {
+  std::string dims;
+  for (int64_t d : operand.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return operand.format + ":" + operand.dtype + ":" + dims;
+}
+
 Expected<Operand> ParseOperand(std::string_view text) {
   const auto parts = Split(text, ':');
   if (parts.size() != 3) {

@@ -23,12 +23,6 @@ std::string OperandList(const std::vector<Operand>& operands) {
 
 }  // namespace
 
-std::string FormatOperand(const Operand& operand) {
-  std::string dims;
-  for (int64_t d : operand.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-  return operand.format + ":" + operand.dtype + ":" + dims;
-}
-
 Expected<std::string> LoweredKernelsCsv(const Lowering& lowering, const IterationResult& iteration) {
   if (iteration.kernels.size() != lowering.kernels.size()) {
     return Status::Internal(fmt::format("lowered kernels: {} kernels but {} timed", lowering.kernels.size(),

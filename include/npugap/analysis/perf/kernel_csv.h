@@ -31,5 +31,7 @@ Expected<KernelTable> ReadKernelCsv(const std::string& path);
 
 // One operand "FORMAT:dtype:d0xd1x..."; the error says what part is wrong.
 Expected<Operand> ParseOperand(std::string_view text);
+// The inverse: "FORMAT:dtype:d0xd1x..." as ParseOperand reads it (a scalar has an empty shape).
+std::string FormatOperand(const Operand& operand);
 
 }  // namespace npugap::analysis::perf

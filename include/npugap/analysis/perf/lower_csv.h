@@ -6,12 +6,10 @@
 #include <string>
 
 #include "npugap/analysis/perf/iteration.h"
+#include "npugap/analysis/perf/kernel_csv.h"
 #include "npugap/analysis/perf/lower.h"
 
 namespace npugap::analysis::perf {
-
-// "FORMAT:dtype:d0xd1x..." as ParseOperand reads it (a scalar has an empty shape).
-std::string FormatOperand(const Operand& operand);
 
 // One row per lowered kernel, in execution order, under the header
 // `op_type,block_dim,inputs,outputs,time_us,phase,category,name`: the required columns of the
