@@ -164,6 +164,10 @@ double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops
 // Operands as large as the largest (`elements`): each takes its own UB buffer (at least 1).
 int FullSizeOperands(const Kernel& kernel, int64_t elements);
 
+// Elements of one row of `op` (its shape not empty): the last dim, or on FRACTAL_NZ the n1 blocks
+// of n0 columns of one matrix.
+double RowLength(const Operand& op);
+
 // How a row-wise kernel (a row reduction broadcast back over the row) whose row does not fit in
 // the UB runs (cost_model_row_passes.cc): `serial` when no double buffering is possible (each
 // tile's DMA and vector work follow one another), and the bytes it moves beyond its operands when

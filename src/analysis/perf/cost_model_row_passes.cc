@@ -22,10 +22,7 @@ RowPasses PlanRowPasses(const Kernel& kernel, const Operand& big, const VectorOp
   if (!target.buffers.ub || ops.reduce <= 0 || ops.broadcast <= 0 || big.shape.empty()) return plan;
   const int64_t elements = Elements(big);
   if (elements == 0) return plan;
-  const auto& s = big.shape;
-  const size_t r = s.size();
-  const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
-  const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+  const double row = RowLength(big);
   // Live bytes per element: each full-size operand as stored and, when the op computes in
   // float32, its float32 copy (the source's liveness walk over cast -> compute -> cast), plus the
   // 4 bytes the schedule adds for a last-axis reduce.

@@ -32,12 +32,8 @@ double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops
   const double blocks = kernel.block_dim > 0 ? static_cast<double>(kernel.block_dim) : cores;
   const double waves = std::ceil(blocks / cores - 1e-9);
   double busiest = 0;
-  const auto& s = big.shape;
-  if (ops.reduce > 0 && ops.broadcast > 0 && !s.empty()) {
-    // Whole rows per block; on FRACTAL_NZ a row is n1 blocks of n0 columns of one matrix.
-    const size_t r = s.size();
-    const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
-    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+  if (ops.reduce > 0 && ops.broadcast > 0 && !big.shape.empty()) {
+    const double row = RowLength(big);  // whole rows per block
     busiest = CeilDiv(elements / std::max(row, 1.0), blocks) * row;
   }
   if (busiest == 0) {

@@ -52,6 +52,13 @@ double Head(const target::Target& t, const char* cls) {
 
 }  // namespace
 
+double RowLength(const Operand& op) {
+  const auto& s = op.shape;
+  const size_t r = s.size();
+  if (op.format == "FRACTAL_NZ" && r >= 4) return static_cast<double>(s[r - 4] * s[r - 1]);
+  return static_cast<double>(s[r - 1]);
+}
+
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target) {
   TilePlan plan;
@@ -71,7 +78,7 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
   plan.tiles = std::ceil(per_core / cap);
   if (ops.reduce > 0 && r >= 1 && !ReducesToScalar(kernel)) {
     const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
-    const double row = nz ? static_cast<double>(s[r - 4] * s[r - 1]) : static_cast<double>(s[r - 1]);
+    const double row = RowLength(big);
     const double rows_per_matrix =
         nz ? static_cast<double>(s[r - 3] * s[r - 2]) : std::numeric_limits<double>::infinity();
     // Whole rows, no more than one matrix (NZ) and than the core has.
