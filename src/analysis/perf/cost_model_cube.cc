@@ -72,6 +72,7 @@ Expected<CubeShape> MatMulShape(const Kernel& k) {
   s.n = n * unit;
   s.k = kk * unit;
   if (a.dtype == "int8" || a.dtype == "uint8") s.in_dtype = "int8";
+  s.divisor_tiling = true;
   return s;
 }
 

@@ -43,7 +43,16 @@ struct Core {
   // MTE1 queue, so they add; each MAD and each load instruction pays a fixed head (cycles).
   bool mte1_serial = false;
   double mad_head = 0, a_head = 0, b_head = 0;
+  // CANN's cache tiling (cost_model_cube_divisors.cc): each L0 tile divides the core's share.
+  bool divisors = false;
 };
+
+// The widest tile of at most `limit` (a multiple of 16) along an axis of `extent`, in whole
+// fractals; with divisor tiling, a whole number of such tiles makes up the extent.
+int64_t TileAtMost(const Core& c, int64_t extent, int64_t limit) {
+  const int64_t most = std::min(extent, limit);
+  return c.divisors ? 16 * LargestDivisorAtMost(extent / 16, most / 16) : most;
+}
 
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
 struct CoreCycles {
@@ -54,9 +63,9 @@ struct CoreCycles {
 CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
   // Half of L0C holds m0 x n0 fp32 sums; half of L0A / L0B the k0-deep operands (double buffers).
   const double sums = c.l0c_size / 2 / 4;
-  const int64_t n0 = std::min(n, Down16(sums / static_cast<double>(m0)));
-  const int64_t k0 =
-      std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  const int64_t n0 = TileAtMost(c, n, Down16(sums / static_cast<double>(m0)));
+  const int64_t k0 = TileAtMost(
+      c, k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
   const double mad = static_cast<double>(m0 * n0 * k0) * c.passes / c.macs_per_cycle + c.mad_head;
   const double mte1_a = m0 * k0 * c.in_bytes / c.l0a + c.a_head,
                mte1_b = k0 * n0 * c.in_bytes / c.l0b + c.b_head;
@@ -116,7 +125,7 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   const int64_t most = Down16(c.l0c_size / 2 / 4 / 16);
   int64_t last = 0;
   for (int64_t m0 : {m, most, int64_t{256}, int64_t{128}, int64_t{64}, int64_t{32}, int64_t{16}}) {
-    m0 = std::min({m0, m, most});
+    m0 = TileAtMost(c, m, std::min(m0, most));
     if (m0 == last) continue;  // the same tile as the candidate before
     last = m0;
     const CoreCycles r = OneTile(c, batch, m, n, k, m0);
@@ -177,7 +186,14 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (target.buffers.l0c) c.l0c_size = static_cast<double>(target.buffers.l0c->value);
 
   // Repeated layers give repeated kernels: the split search runs once per shape and core.
-  const std::array<double, 28> key = {static_cast<double>(s.batch),
+  // A matmul whose block_dim CANN's cache tiling could have cut (a divisor of each axis's
+  // fractal count) is split and tiled by divisors only; another block_dim (30 blocks over
+  // 1024 x 192 fractals) came from a tiler that leaves tails, which the free search stands for.
+  const int n_cores = std::max(cores, 1);
+  const int64_t m16 = std::max<int64_t>(1, CeilDiv(s.m, 16)), n16 = std::max<int64_t>(1, CeilDiv(s.n, 16)),
+                k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
+  c.divisors = s.divisor_tiling && HasDivisorSplit(s.batch, m16, n16, k16, s.split_k, n_cores);
+  const std::array<double, 29> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -204,16 +220,14 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.mad_head,
                                       c.a_head,
                                       c.b_head,
-                                      static_cast<double>(s.images)};
-  thread_local std::map<std::array<double, 28>, CubeTimes> cache;
+                                      static_cast<double>(s.images),
+                                      c.divisors ? 1.0 : 0.0};
+  thread_local std::map<std::array<double, 29>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 
   // Split batch x m x n x k over at most `cores` cores; the busiest core's share is whole
   // fractals. A k split makes every part write its partial sums.
-  const int n_cores = std::max(cores, 1);
-  const int64_t m16 = std::max<int64_t>(1, CeilDiv(s.m, 16)), n16 = std::max<int64_t>(1, CeilDiv(s.n, 16)),
-                k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
   // A convolution's m is split as whole images times fractal rows of one image (TBE's
   // `_multi_core`: c_ddr's batch axis split into batch_dim parts, its m axis into m_dim parts,
   // each tvm split(nparts) giving the busiest part ceil(extent / parts)).
@@ -222,12 +236,17 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
   std::vector<std::array<int64_t, 4>> tried;
+  const auto cut = [&c](int64_t extent, int64_t parts) { return !c.divisors || extent % parts == 0; };
   for (int64_t bd = 1; bd <= std::min<int64_t>(s.batch, n_cores); ++bd) {
+    if (!cut(s.batch, bd)) continue;
     for (int64_t id = 1; id <= std::min<int64_t>(images, n_cores / bd); ++id) {
       for (int64_t md = 1; md <= std::min<int64_t>(m16_image, n_cores / (bd * id)); ++md) {
+        if (!cut(m16_image, md)) continue;
         const int64_t parts = bd * id * md;
         for (int64_t kd = 1; kd <= (s.split_k ? std::min<int64_t>(k16, n_cores / parts) : 1); ++kd) {
-          const int64_t nd = std::min<int64_t>(n16, n_cores / (parts * kd));
+          if (!cut(k16, kd)) continue;
+          const int64_t most_n = std::min<int64_t>(n16, n_cores / (parts * kd));
+          const int64_t nd = c.divisors ? LargestDivisorAtMost(n16, most_n) : most_n;
           const std::array<int64_t, 4> share = {CeilDiv(s.batch, bd),
                                                 16 * CeilDiv(images, id) * CeilDiv(m16_image, md),
                                                 16 * CeilDiv(n16, nd), 16 * CeilDiv(k16, kd)};

@@ -92,6 +92,9 @@ struct CubeShape {
   // TBE splits it over the cores as whole images (batch_dim) times fractal rows of one image
   // (m_dim), never a core's share across an image boundary. 0: m is split freely.
   int64_t images = 0;
+  // A matmul tiled by CANN's cache tiling (cost_model_cube_divisors.cc): the block split and the
+  // L0 tile divide the fractal counts, when the launched block_dim is such a split.
+  bool divisor_tiling = false;
 };
 // Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.
@@ -133,6 +136,11 @@ struct CubeTimes {
   int64_t operand_bytes = 0;  // unique bytes of A, B and C, for the HBM bound
 };
 CubeTimes CubeTime(const CubeShape& shape, int cores, const target::Target& target);
+// CANN's cache tiling cuts every axis by a divisor of its fractal count
+// (cost_model_cube_divisors.cc): the largest divisor of n up to limit, and whether batch x m x n
+// (x k, when k may be split) fractals can be cut into exactly `blocks` such parts.
+int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
+bool HasDivisorSplit(int64_t batch, int64_t m16, int64_t n16, int64_t k16, bool split_k, int64_t blocks);
 
 // Seconds of the vector / MTE pipes for moving `in_bytes` / `out_bytes` over `cores` cores.
 struct MoveTimes {
