@@ -220,6 +220,9 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
                                   : MatMulShape(kernel);
   if (!shape.ok()) return shape;
   CubeShape s = *shape;
+  // Which tiler cut the kernel shows in its launched block_dim (CubeTime); a kernel whose
+  // block_dim the model chooses (0: a lowered graph) keeps the free split.
+  s.divisor_tiling = s.divisor_tiling && kernel.block_dim > 0;
   // Element sizes as stored: the cube's loads and stores move the operands' bytes.
   const auto item = [](const Operand& op) {
     const int64_t n = Elements(op);

@@ -65,5 +65,28 @@ TEST(PerfCubeDivisors, ABlockDimThatIsNoDivisorSplitKeepsTheFreeSplit) {
                    CubeTime(Matmul(16384, 3072, 768, false), 30, t).critical);
 }
 
+TEST(PerfCubeDivisors, OnlyALaunchedMatmulIsTiledByDivisors) {
+  const auto& t = Ascend910();
+  // The vocabulary weight gradient as recorded (24 blocks): a matmul, tiled by divisors. Its
+  // block_dim is the evidence of the tiler, so a kernel whose block_dim the model chooses (0, a
+  // lowered graph) and a convolution keep the free split.
+  const std::vector<std::string> in = {"FRACTAL_NZ:float16:1321x160x16x16",
+                                       "FRACTAL_NZ:float16:48x160x16x16"};
+  const std::vector<std::string> out = {"FRACTAL_NZ:float16:48x1321x16x16"};
+  const auto launched = DeriveCubeShape("MatMul", K("MatMul", 24, in, out), t);
+  ASSERT_TRUE(launched.ok());
+  EXPECT_TRUE(launched->divisor_tiling);
+  const auto lowered = DeriveCubeShape("MatMul", K("MatMul", 0, in, out), t);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_FALSE(lowered->divisor_tiling);
+  const auto conv =
+      DeriveCubeShape("Conv2D",
+                      K("Conv2D", 30, {"NC1HWC0:float16:32x4x56x56x16", "FracZ:float16:4x16x16x16"},
+                        {"NC1HWC0:float16:32x16x56x56x16"}),
+                      t);
+  ASSERT_TRUE(conv.ok());
+  EXPECT_FALSE(conv->divisor_tiling);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf::internal
