@@ -122,7 +122,9 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
   };
   int64_t in_bytes = 0, out_bytes = 0;
   for (const Operand& op : kernel.inputs) in_bytes += bytes(op, cube_side);
-  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, false);  // written as labelled
+  // Outputs are written as labelled, except by a kernel that stores fp16 only (CubeWritesFp16Only).
+  const bool fp16_out = cube_part && CubeWritesFp16Only(*cube_part);
+  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, fp16_out);
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
     in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
@@ -181,11 +183,13 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
   if (const Operand* big = widest) {
-    // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums).
+    // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums), or as fp16
+    // for a kernel that stores fp16 only.
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
-        StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
-                                                                                           : big->dtype;
+        StoredBytes(*big, 1, cube_side && (!output || fp16_out)) < Elements(*big) * ItemSize(big->dtype)
+            ? "float16"
+            : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);

@@ -116,6 +116,9 @@ double Load3dRate(double l1_to_l0a, bool to_l0b, int stride_w, int row_switches)
 // Row changes inside a 16-pixel fractal of an unfolded matrix whose rows run over `width`-pixel
 // output rows (CANN's rule: 16 / W, or 15 / W when W divides 16).
 int Load3dRowSwitches(int64_t width);
+// Whether a cube op's kernel stores every float output as fp16 whatever its label (TBE's 910 op
+// info lists no float32 output for it; cost_model_conv_dtype.cc): the backprop-input convolution.
+bool CubeWritesFp16Only(std::string_view cube_op);
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);
