@@ -1,0 +1,66 @@
+// The matrix view of a weight gradient (cost_model_cube.cc, ConvShape): dW = x^T dy with k over
+// dy's pixels and B the im2col of x. FusedDbnDw takes, besides x and dy, the BN input (as large as
+// dy) and five per-channel [1, C1, 1, 1, C0] tensors; none of those may stand for dy or x.
+#include <gtest/gtest.h>
+
+#include "../../../src/analysis/perf/cost_model_internal.h"
+#include "ascend910_profile.h"
+
+namespace npugap::analysis::perf::internal {
+namespace {
+
+CubeShape Shape(const Kernel& k) {
+  auto s = DeriveCubeShape(k.op_type, k, Ascend910());
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? *s : CubeShape{};
+}
+
+// The records' FusedDbnDw: x, grads, x_norm, diff_scale, diff_offset, scale, batch_mean,
+// batch_variance -> dbn_y, dw (MindSpore's fused_dbn_dw op info).
+Kernel FusedDbnDw(const std::string& x, const std::string& dy, int c1, const std::string& dw) {
+  const std::string channels = "NC1HWC0:float16:1x" + std::to_string(c1) + "x1x1x16";
+  return K("FusedDbnDw", 32, {x, dy, dy, channels, channels, channels, channels, channels}, {dy, dw});
+}
+
+void ExpectView(const CubeShape& s, int64_t k, int64_t n, int64_t m, double b_expand) {
+  EXPECT_EQ(s.k, k);
+  EXPECT_EQ(s.n, n);
+  EXPECT_EQ(s.m, m);
+  EXPECT_DOUBLE_EQ(s.b_expand, b_expand);
+}
+
+TEST(PerfFilterGradient, FusedDbnDwRunsItsMadsOverDysPixelsNotAPerChannelTensors) {
+  // 3x3 stride 1, 64 -> 64 channels on 56 x 56: k = 32 images x 3136 pixels (196 fractals each),
+  // n = Cin x 9 = 576, m = Cout = 64; B is x unfolded 9 times.
+  const CubeShape s = Shape(FusedDbnDw("NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:float32:32x4x56x56x16", 4,
+                                       "FracZ:float16:36x4x16x16"));
+  ExpectView(s, 32 * 3136, 576, 64, 9.0);
+  // The same product as the plain weight gradient of the same x and dy (which lists dy first).
+  const CubeShape plain =
+      Shape(K("Conv2DBackpropFilter", 32, {"NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:float32:32x4x56x56x16"},
+              {"FracZ:float16:36x4x16x16"}));
+  ExpectView(plain, s.k, s.n, s.m, s.b_expand);
+  // So the fused kernel's cube takes the plain kernel's MADs: 32 x 3136 x 576 x 64 MACs over 32
+  // cores at 4096 per cycle at least.
+  const auto& t = Ascend910();
+  EXPECT_DOUBLE_EQ(CubeTime(s, 32, t).compute, CubeTime(plain, 32, t).compute);
+  EXPECT_GE(CubeTime(s, 32, t).compute * t.compute.clock.value, 32.0 * 3136 * 576 * 64 / 32 / 4096);
+  // The 7x7 stride-2 stem: k over dy's 112 x 112 pixels, B built by load3d at stride 2.
+  const CubeShape stem = Shape(FusedDbnDw("NC1HWC0:float32:32x1x224x224x16",
+                                          "NC1HWC0:float32:32x4x112x112x16", 4, "FracZ:float16:49x4x16x16"));
+  ExpectView(stem, 32 * 12544, 784, 64, 784.0 * 12544 / (224.0 * 224 * 16));
+  EXPECT_EQ(stem.load3d, CubeShape::Load3d::kB);
+  EXPECT_EQ(stem.load3d_stride, 2);
+}
+
+TEST(PerfFilterGradient, UnfoldedXIsCountedAgainstXEvenWhenDyIsLarger) {
+  // 1x1, 512 -> 2048 channels on 7 x 7 (49 pixels padded to 64 per image): B = n x k = 512 x
+  // 2048 elements built from x's 32 x 512 x 49, so 64 / 49 of x, not clamped against dy's size.
+  const CubeShape s =
+      Shape(K("Conv2DBackpropFilter", 16, {"NC1HWC0:float32:32x128x7x7x16", "NC1HWC0:float32:32x32x7x7x16"},
+              {"FracZ:float16:32x128x16x16"}));
+  ExpectView(s, 32 * 64, 512, 2048, 64.0 / 49);
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf::internal
