@@ -172,7 +172,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     c.cube_us = 1e6 * ct.compute;
     // Operands the cube does not read or write (a fused mask, a second output, BN sums) go
     // through the vector path: MTE2 shares the load side, MTE3 is beside FixPipe on the store side.
-    const int64_t total = in_bytes + out_bytes;
+    const int64_t total = in_bytes + out_bytes - shape->unread_elements * shape->in_bytes;
     const int64_t extra = std::max<int64_t>(0, total - ct.operand_bytes);
     const MoveTimes xt = MoveTime(extra / 2, extra - extra / 2, cube_cores, target);
     load = ct.load + xt.load;

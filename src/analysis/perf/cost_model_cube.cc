@@ -136,7 +136,19 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
     s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
     const Operand& x = k.inputs[0];
-    if (x.format == "NC1HWC0" && x.shape.size() == 5) SetLoad3d(s, CubeShape::Load3d::kA, *w, x, *y, *y);
+    if (x.format == "NC1HWC0" && x.shape.size() == 5) {
+      SetLoad3d(s, CubeShape::Load3d::kA, *w, x, *y, *y);
+      // TBE's conv2d compute (`_fmap_ddr2l1`, strideh_opti_flag: a 1x1 kernel, stride_h > 1, no
+      // padding) loads only every stride_h-th row of x into L1, whole rows, and runs load3d at
+      // stride_h 1: x is read once over its H / stride_h rows, the other rows never.
+      const int64_t h = x.shape[2], oh = y->shape[2];
+      const int64_t stride_h = oh > 0 ? h / oh : 1;
+      if (w->shape[0] == x.shape[1] && stride_h > 1 && (h - 1) / stride_h + 1 == oh) {
+        const int64_t read = Elements(x) / h * oh;
+        s.a_expand = static_cast<double>(s.m * s.k) / static_cast<double>(read);
+        s.unread_elements = Elements(x) - read;
+      }
+    }
   } else if (op == "Conv2DBackpropInput") {
     // dx = dy * W^T. TBE's general pattern (conv2d_backprop_input_general_compute.py) dilates a
     // strided forward's dy with zeros in UB and runs a stride-1 convolution over dx's pixels, the

@@ -92,6 +92,9 @@ struct CubeShape {
   // TBE splits it over the cores as whole images (batch_dim) times fractal rows of one image
   // (m_dim), never a core's share across an image boundary. 0: m is split freely.
   int64_t images = 0;
+  // Elements of the record's operands the kernel never reads (a 1x1 window at stride_h > 1 brings
+  // only every stride_h-th row of x into L1): not moved by the cube, nor by the vector path.
+  int64_t unread_elements = 0;
 };
 // Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.

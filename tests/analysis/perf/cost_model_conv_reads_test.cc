@@ -1,6 +1,7 @@
-// The matrix view of a weight gradient (cost_model_cube.cc, ConvShape): dW = x^T dy with k over
-// dy's pixels and B the im2col of x. FusedDbnDw takes, besides x and dy, the BN input (as large as
-// dy) and five per-channel [1, C1, 1, 1, C0] tensors; none of those may stand for dy or x.
+// What the cube reads of a convolution's feature map (cost_model_cube.cc, ConvShape). A weight
+// gradient is dW = x^T dy with k over dy's pixels and B the im2col of x. FusedDbnDw takes, besides x and dy,
+// the BN input (as large as dy) and five per-channel [1, C1, 1, 1, C0] tensors; none of those may stand for
+// dy or x. A forward 1x1 window at stride_h > 1 reads only the rows it uses.
 #include <gtest/gtest.h>
 
 #include "../../../src/analysis/perf/cost_model_internal.h"
@@ -60,6 +61,40 @@ TEST(PerfFilterGradient, UnfoldedXIsCountedAgainstXEvenWhenDyIsLarger) {
       Shape(K("Conv2DBackpropFilter", 16, {"NC1HWC0:float32:32x128x7x7x16", "NC1HWC0:float32:32x32x7x7x16"},
               {"FracZ:float16:32x128x16x16"}));
   ExpectView(s, 32 * 64, 512, 2048, 64.0 / 49);
+}
+
+TEST(PerfStridedForward, A1x1WindowAtStrideTwoReadsEveryOtherRowOfXWhole) {
+  // 1x1 stride 2, 256 -> 512 channels, 56 x 56 -> 28 x 28: TBE's strideh_opti brings rows 0, 2,
+  // ... of x into L1 (28 of 56, every column), so the cube reads half of x: twice its unfolded
+  // matrix (every other column of those rows), and the other half never.
+  const Kernel k = K(
+      "FusionOp_Conv2D_BNTrainingReduce", 16, {"NC1HWC0:float32:32x16x56x56x16", "FracZ:float32:16x32x16x16"},
+      {"NC1HWC0:float32:32x32x28x28x16", "NC1HWC0:float32:1x32x1x1x16", "NC1HWC0:float32:1x32x1x1x16"});
+  const auto s = DeriveCubeShape("Conv2D", k, Ascend910());
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const int64_t x = 32 * 16 * 56 * 56 * 16;
+  EXPECT_EQ(s->m * s->k, x / 4);
+  EXPECT_DOUBLE_EQ(s->a_expand, 0.5);
+  EXPECT_EQ(s->unread_elements, x / 2);
+  EXPECT_EQ(s->load3d_stride, 2);
+  // A 3x3 window at stride 2 touches every row: all of x is read, unfolded on chip.
+  const auto s3 =
+      DeriveCubeShape("Conv2D",
+                      K("Conv2D", 16, {"NC1HWC0:float32:32x8x56x56x16", "FracZ:float32:72x8x16x16"},
+                        {"NC1HWC0:float32:32x8x28x28x16"}),
+                      Ascend910());
+  ASSERT_TRUE(s3.ok());
+  EXPECT_EQ(s3->unread_elements, 0);
+  EXPECT_GE(s3->a_expand, 1.0);
+  // A 1x1 stride-1 window reads x as it lies.
+  const auto s1 =
+      DeriveCubeShape("Conv2D",
+                      K("Conv2D", 16, {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float32:4x16x16x16"},
+                        {"NC1HWC0:float32:32x16x56x56x16"}),
+                      Ascend910());
+  ASSERT_TRUE(s1.ok());
+  EXPECT_EQ(s1->unread_elements, 0);
+  EXPECT_DOUBLE_EQ(s1->a_expand, 1.0);
 }
 
 }  // namespace
