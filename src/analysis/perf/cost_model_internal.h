@@ -67,6 +67,11 @@ std::optional<VectorRule> FindVectorRule(std::string_view op_type);
 // axes include the innermost one sums across lanes, so its adds become cross-lane reduces.
 VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const Kernel& kernel);
 
+// The kernel with the dtypes its op info registers, for a type registered with a single
+// dtype_format (cost_model_op_dtypes.cc); nullopt for other types, or when the operand lists are
+// not the registered ones.
+std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
+
 // Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
 bool IsCubeOp(std::string_view op_type);
 
