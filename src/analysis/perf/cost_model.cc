@@ -37,7 +37,8 @@ struct Composite {
   std::array<std::string_view, 2> parts;
 };
 constexpr Composite kComposites[] = {
-    {"FusedDbnDw", {"BNTrainingReduceGrad", "Conv2DBackpropFilter"}},
+    // The BN gradient of FusedDbnDw's TIK kernel (its own vector rule), then the weight gradient.
+    {"FusedDbnDw", {"FusedDbnDwBnGrad", "Conv2DBackpropFilter"}},
 };
 
 std::vector<std::string_view> PartsOf(std::string_view op_type) {
@@ -70,7 +71,10 @@ const Operand* Largest(const Kernel& k) {
 
 }  // namespace
 
-KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
+KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
+  // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels.
+  const std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
+  const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
   VectorOps vector_ops;
@@ -174,7 +178,7 @@ KernelCost PredictKernel(const Kernel& kernel, const target::Target& target) {
     c.cube_us = 1e6 * ct.compute;
     // Operands the cube does not read or write (a fused mask, a second output, BN sums) go
     // through the vector path: MTE2 shares the load side, MTE3 is beside FixPipe on the store side.
-    const int64_t total = in_bytes + out_bytes;
+    const int64_t total = in_bytes + out_bytes - shape->unread_elements * shape->in_bytes;
     const int64_t extra = std::max<int64_t>(0, total - ct.operand_bytes);
     const MoveTimes xt = MoveTime(extra / 2, extra - extra / 2, cube_cores, target);
     load = ct.load + xt.load;

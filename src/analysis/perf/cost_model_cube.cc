@@ -87,6 +87,11 @@ double Expansion(int64_t matrix_elements, const Operand& source) {
 // unfolded matrix (16 pixels x C0) does not straddle two images.
 int64_t Pixels(const Operand& op) { return op.shape[0] * RoundUp(op.shape[2] * op.shape[3], 16); }
 
+// A feature map rather than a per-channel [1, C1, 1, 1, C0] tensor (BN statistics, scales).
+bool IsFeatureMap(const Operand& op) {
+  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] > 1;
+}
+
 // The unfolded operand of a convolution with weight `w` (FracZ [C1 x kh x kw, ...]) over the
 // feature map `x` with output `y`: load3d at the window's stride, unless the window is a 1x1
 // stride-1 one, which the cube loads as it lies (load2d). Row switches follow the width of
@@ -109,9 +114,7 @@ std::optional<std::pair<const Operand*, const Operand*>> FilterGradientPair(cons
                                                                             const Operand& dw) {
   for (const Operand& x : k.inputs) {
     for (const Operand& dy : k.inputs) {
-      if (&x == &dy || x.format != "NC1HWC0" || dy.format != "NC1HWC0" || x.shape.size() != 5 ||
-          dy.shape.size() != 5 || x.shape[1] <= 0 || Pixels(dy) <= 1)
-        continue;
+      if (&x == &dy || !IsFeatureMap(x) || !IsFeatureMap(dy) || x.shape[1] <= 0) continue;
       if (dy.shape[1] == dw.shape[1] && dw.shape[0] % x.shape[1] == 0 && x.shape[2] >= dy.shape[2])
         return std::pair{&x, &dy};
     }
@@ -134,7 +137,19 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     // A is the im2col of x, built on chip (load3d L1 -> L0A): HBM and L2 deliver x itself.
     s.a_expand = Expansion(s.m * s.k, k.inputs[0]);
     const Operand& x = k.inputs[0];
-    if (x.format == "NC1HWC0" && x.shape.size() == 5) SetLoad3d(s, CubeShape::Load3d::kA, *w, x, *y, *y);
+    if (x.format == "NC1HWC0" && x.shape.size() == 5) {
+      SetLoad3d(s, CubeShape::Load3d::kA, *w, x, *y, *y);
+      // TBE's conv2d compute (`_fmap_ddr2l1`, strideh_opti_flag: a 1x1 kernel, stride_h > 1, no
+      // padding) loads only every stride_h-th row of x into L1, whole rows, and runs load3d at
+      // stride_h 1: x is read once over its H / stride_h rows, the other rows never.
+      const int64_t h = x.shape[2], oh = y->shape[2];
+      const int64_t stride_h = oh > 0 ? h / oh : 1;
+      if (w->shape[0] == x.shape[1] && stride_h > 1 && (h - 1) / stride_h + 1 == oh) {
+        const int64_t read = Elements(x) / h * oh;
+        s.a_expand = static_cast<double>(s.m * s.k) / static_cast<double>(read);
+        s.unread_elements = Elements(x) - read;
+      }
+    }
   } else if (op == "Conv2DBackpropInput") {
     // dx = dy * W^T. TBE's general pattern (conv2d_backprop_input_general_compute.py) dilates a
     // strided forward's dy with zeros in UB and runs a stride-1 convolution over dx's pixels, the
@@ -163,24 +178,26 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
   } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
     const Operand* dw = FindFormat(k.outputs, "FracZ", 4);
     if (!dw) return Bad(fmt::format("{} needs a FracZ weight-gradient output", op), nullptr);
-    int64_t pixels = 0;
-    for (const Operand& in : k.inputs) {
-      if (in.format != "NC1HWC0" || in.shape.size() != 5 || Pixels(in) <= 1) continue;
-      pixels = pixels == 0 ? Pixels(in) : std::min(pixels, Pixels(in));
-    }
-    if (pixels == 0) return Bad(fmt::format("{} needs NC1HWC0 activation inputs", op), nullptr);
     s.m = dw->shape[1] * dw->shape[2];
     s.n = dw->shape[0] * dw->shape[3];
-    s.k = pixels;
-    // B is the im2col of x (the largest activation input), unfolded on chip.
-    const Operand* x = nullptr;
-    for (const Operand& in : k.inputs) {
-      if (in.format == "NC1HWC0" && in.shape.size() == 5 && (!x || Elements(in) > Elements(*x))) x = &in;
-    }
-    s.b_expand = Expansion(s.n * s.k, *x);
-    // B, the unfolded x over dy's pixels, is built by load3d (L1 -> L0B).
+    // k runs over dy's pixels and B is the im2col of x, unfolded on chip (load3d L1 -> L0B). The
+    // pair is found by its channel blocks: FusedDbnDw also takes the BN input (as large as dy) and
+    // five per-channel [1, C1, 1, 1, C0] tensors, which are neither.
     if (const auto pair = FilterGradientPair(k, *dw)) {
+      s.k = Pixels(*pair->second);
+      s.b_expand = Expansion(s.n * s.k, *pair->first);
       SetLoad3d(s, CubeShape::Load3d::kB, *dw, *pair->first, *pair->second, *pair->second);
+    } else {  // no x / dy pair by channels: the smallest map is dy, the largest x
+      int64_t pixels = 0;
+      const Operand* x = nullptr;
+      for (const Operand& in : k.inputs) {
+        if (!IsFeatureMap(in)) continue;
+        pixels = pixels == 0 ? Pixels(in) : std::min(pixels, Pixels(in));
+        if (!x || Elements(in) > Elements(*x)) x = &in;
+      }
+      if (pixels == 0) return Bad(fmt::format("{} needs NC1HWC0 activation inputs", op), nullptr);
+      s.k = pixels;
+      s.b_expand = Expansion(s.n * s.k, *x);
     }
   }
   return s;

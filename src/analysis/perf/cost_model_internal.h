@@ -67,6 +67,11 @@ std::optional<VectorRule> FindVectorRule(std::string_view op_type);
 // axes include the innermost one sums across lanes, so its adds become cross-lane reduces.
 VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const Kernel& kernel);
 
+// The kernel with the dtypes its op info registers, for a type registered with a single
+// dtype_format (cost_model_op_dtypes.cc); nullopt for other types, or when the operand lists are
+// not the registered ones.
+std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
+
 // Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
 bool IsCubeOp(std::string_view op_type);
 
@@ -95,6 +100,9 @@ struct CubeShape {
   // A matmul tiled by CANN's cache tiling (cost_model_cube_divisors.cc): the block split and the
   // L0 tile divide the fractal counts, when the launched block_dim is such a split.
   bool divisor_tiling = false;
+  // Elements of the record's operands the kernel never reads (a 1x1 window at stride_h > 1 brings
+  // only every stride_h-th row of x into L1): not moved by the cube, nor by the vector path.
+  int64_t unread_elements = 0;
 };
 // Depthwise convolutions and AvgPoolGrad, which CANN runs on the cube one C0 group at a time
 // (cost_model_depthwise.cc): their matrix view, batch = C1 groups of 16 channels.

@@ -166,6 +166,12 @@ constexpr std::array kRules = {
     Entry{"BNTrainingUpdateV2", E(4)},
     Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},
     Entry{"BNTrainingReduceGrad", E(6)},
+    // The BN gradient inside FusedDbnDw (a part of that kernel, not a CANN kernel type): its TIK
+    // kernel (impl/fused_dbn_dw.py, _cal_dbn_fm_fun) casts dy and x_norm to float32 (vconv), computes
+    // dx = scale (dy + x_norm a + b) with a vmadd, a vadd and a vmul, and casts dx back to float16;
+    // the casts are the fp32 flag's (one per full-size operand). Its big_x mode does the vmadd as a
+    // scatter_vmul and a scatter_vadd (4 ops, not counted).
+    Entry{"FusedDbnDwBnGrad", E32(3)},
     Entry{"BNInfer", E(2)},
     // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
     // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,
