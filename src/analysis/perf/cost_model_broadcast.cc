@@ -69,12 +69,13 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
   const double buffers = FullSizeOperands(kernel, elements) + static_cast<double>(slices.size());
   const double max_count = std::floor(static_cast<double>(target.buffers.ub->value) / 2 / (buffers * item));
   const double tile = UbTile(big, std::max(1.0, max_count));
-  const double tiles = std::ceil(static_cast<double>(elements) / std::max(cores, 1.0) / tile);
+  const double per_core = static_cast<double>(elements) / std::max(cores, 1.0);
+  const double tiles = std::ceil(per_core / tile);
   double bytes = 0, instructions = 0;
   for (const int64_t n : slices) {
     // Each tile reads the part of the broadcast input its elements use; the once-per-core read of
     // the whole input is already in the kernel's bytes.
-    const double slice = std::min(tile, static_cast<double>(n));
+    const double slice = std::min({tile, per_core, static_cast<double>(n)});
     bytes += std::max(0.0, tiles * slice - static_cast<double>(n) / std::max(cores, 1.0)) * item;
     instructions += std::max(0.0, tiles - 1);
   }

@@ -28,6 +28,15 @@ TEST(PerfBroadcast, OuterBroadcastInputIsReadInEveryUbTile) {
   EXPECT_NEAR(c.memory_us, LoadUs(x + 16 * bias_row), 1e-9);
 }
 
+TEST(PerfBroadcast, EachCoreReadsTheSliceInEachOfItsTiles) {
+  // The same kernel on 2 blocks: each core has 32 rows, in 8 tiles of 4 rows (16384 elements),
+  // and reads the bias row in each of them, not half of it once.
+  const KernelCost c =
+      PredictKernel(K("Add", 2, {"ND:float16:64x4096", "ND:float16:4096"}, {"ND:float16:64x4096"}), Bare());
+  const double x = 64.0 * 4096 * 2, bias_row = 4096.0 * 2;
+  EXPECT_NEAR(c.memory_us, LoadUs(x / 2 + 8 * bias_row), 1e-9);
+}
+
 TEST(PerfBroadcast, TileTakesTheLargestFactorOfTheSplitAxisThatFits) {
   // 13 rows (a prime) of 4096: no factor of 13 between 2 and 5, so each tile is one row and
   // each of the 13 tiles reads the bias row again.
