@@ -207,6 +207,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       tiles_per_core = plan.tiles;
       const MoveTimes heads = DmaHeadTime(kernel, *big, plan, target);
       load += heads.load, store += heads.store;
+      if (!moves_only) load += BroadcastRereadTime(kernel, *big, vector_ops, dtype, split, target);
       // A row longer than the UB holds: no double buffering, and maybe a pass per row reduction.
       const RowPasses passes = PlanRowPasses(kernel, *big, vector_ops, dtype, target);
       const MoveTimes more = MoveTime(static_cast<int64_t>(passes.extra_in_bytes),

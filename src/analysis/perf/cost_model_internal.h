@@ -203,6 +203,12 @@ RowPasses PlanRowPasses(const Kernel& kernel, const Operand& big, const VectorOp
 MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& plan,
                       const target::Target& target);
 
+// Seconds of MTE2 on the busiest core (`cores`' worth of split) for re-reading, once per UB tile,
+// the inputs an elementwise kernel broadcasts along its outer axes (cost_model_broadcast.cc); 0
+// when it has none.
+double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
+                           std::string_view dtype, double cores, const target::Target& target);
+
 // Seconds a double-buffered tile loop takes beyond its slowest pipe (cost_model_memory.cc): the
 // MTE2 load, vector work and MTE3 store of each of `tiles` tiles run in order on their own queues,
 // so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
