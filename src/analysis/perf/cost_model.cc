@@ -37,7 +37,8 @@ struct Composite {
   std::array<std::string_view, 2> parts;
 };
 constexpr Composite kComposites[] = {
-    {"FusedDbnDw", {"BNTrainingReduceGrad", "Conv2DBackpropFilter"}},
+    // the reduce-grad formula in fused_dbn_dw's own kernel (cost_model_vector.cc)
+    {"FusedDbnDw", {"FusedDbnDwReduceGrad", "Conv2DBackpropFilter"}},
 };
 
 std::vector<std::string_view> PartsOf(std::string_view op_type) {

@@ -164,14 +164,15 @@ constexpr std::array kRules = {
     // bn_training_update and bn_training_update_grad cast a float16 x (and grads) to float32 and
     // compute in float32, y cast back (impl/bn_training_update.py `is_cast`; the grad whenever vdiv
     // has float32; public copy dengguojie/vue-element-admin @03d8784): the fp32 flag. Their channel
-    // inputs are float32 only (check_dtype). bn_training_reduce_grad casts the same way, but its
-    // rule is also FusedDbnDw's vector part, which the flag would move (its cube side reads the
-    // maps as fp16); it is left unflagged (docs/fidelity.md, session 14, perfbnvec)
+    // inputs are float32 only (check_dtype). bn_training_reduce_grad casts the same way (same
+    // copy). FusedDbnDw's vector part has reduce grad's formula but is its own kernel
+    // (fused_dbn_dw), whose DSL was not read: it keeps the stored type (FusedDbnDwReduceGrad)
     Entry{"BNTrainingReduce", E(3)},
     Entry{"BNTrainingUpdate", E32(4)},
     Entry{"BNTrainingUpdateV2", E32(4)},
     Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},
-    Entry{"BNTrainingReduceGrad", E(6)},
+    Entry{"BNTrainingReduceGrad", E32(6)},
+    Entry{"FusedDbnDwReduceGrad", E(6)},
     Entry{"BNInfer", E(2)},
     // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
     // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,

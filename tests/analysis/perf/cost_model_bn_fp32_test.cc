@@ -1,9 +1,10 @@
-// The batch-norm update kernels compute in float32 whatever their feature maps are stored in:
-// CANN's bn_training_update casts a float16 x up and y back (`is_cast`), bn_training_update_grad
-// casts float16 grads and x up (impl/*.py). A float16 record then costs float32 vector work plus a
-// cast per full-size operand; a float32 record is costed as before.
+// The batch-norm kernels compute in float32 whatever their feature maps are stored in: CANN's
+// bn_training_update casts a float16 x up and y back (`is_cast`), bn_training_update_grad and
+// bn_training_reduce_grad cast float16 grads and x up (impl/*.py). A float16 record then costs
+// float32 vector work plus a cast per full-size operand; a float32 record is costed as before.
 #include <gtest/gtest.h>
 
+#include "../../../src/analysis/perf/cost_model_internal.h"
 #include "ascend910_profile.h"
 
 namespace npugap::analysis::perf {
@@ -15,6 +16,8 @@ double VectorUs(const std::string& type, const std::string& map_dtype, int full_
   for (int i = 0; i < 4; ++i) in.push_back(ch);
   if (type == "BNTrainingUpdateGrad") {
     out = {ch, ch};
+  } else if (type == "BNTrainingReduceGrad") {
+    out = {x};
   } else {
     out = {x, ch, ch, ch, ch};
   }
@@ -34,6 +37,17 @@ TEST(PerfBnFp32, UpdateGradOfFloat16MapsCostsFloat32WorkAndTwoCasts) {
   // grads and x: (5 ops + 2 casts) at the float32 rate against 5 ops.
   EXPECT_NEAR(VectorUs("BNTrainingUpdateGrad", "float16", 2) / VectorUs("BNTrainingUpdateGrad", "float32", 2),
               1.4, 1e-9);
+}
+
+TEST(PerfBnFp32, ReduceGradOfFloat16MapsCostsFloat32WorkAndThreeCasts) {
+  // grads, x and the output y: (6 ops + 3 casts) at the float32 rate against 6 ops.
+  EXPECT_NEAR(VectorUs("BNTrainingReduceGrad", "float16", 2) / VectorUs("BNTrainingReduceGrad", "float32", 2),
+              1.5, 1e-9);
+  // FusedDbnDw's vector part has the formula but not the flag: its own kernel's DSL was not read.
+  const auto fused = internal::FindVectorRule("FusedDbnDwReduceGrad");
+  ASSERT_TRUE(fused.has_value());
+  EXPECT_FALSE(fused->ops.fp32);
+  EXPECT_EQ(fused->ops.simple, internal::FindVectorRule("BNTrainingReduceGrad")->ops.simple);
 }
 
 TEST(PerfBnFp32, AFusedUpdateTakesTheFlagToItsOtherParts) {
