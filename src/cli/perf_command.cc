@@ -9,6 +9,7 @@
 #include "cli/common.h"
 #include "cli/perf_model_command.h"
 #include "npugap/analysis/perf/calibration.h"
+#include "npugap/analysis/perf/dtype_labels.h"
 #include "npugap/analysis/perf/kernel_csv.h"
 #include "npugap/onnx/io_files.h"
 
@@ -19,8 +20,9 @@ namespace perf = analysis::perf;
 
 struct PerfOptions {
   TargetOptions target;
-  std::string kernels;  // --kernels FILE.csv
-  std::string out;      // --out predictions.csv
+  std::string kernels;                      // --kernels FILE.csv
+  std::string out;                          // --out predictions.csv
+  std::string dtype_labels = "as-written";  // --dtype-labels (dtype_labels.h)
   bool json = false;
   PerfModelOptions model_mode;  // `perf MODEL ...` (perf_model_command.cc)
 };
@@ -36,11 +38,12 @@ std::string PredictionsCsv(const perf::KernelTable& table, const perf::Calibrati
   return out;
 }
 
-nlohmann::json ReportJson(const std::string& file, const target::Target& t,
+nlohmann::json ReportJson(const std::string& file, const std::string& dtype_labels, const target::Target& t,
                           const perf::CalibrationReport& rep, size_t records) {
   nlohmann::json j;
   j["kernels_file"] = file;
   j["target"] = t.name;
+  j["dtype_labels"] = dtype_labels;
   j["records"] = records;
   j["measured_us"] = rep.measured_us;
   j["predicted_us"] = rep.predicted_us;
@@ -66,9 +69,10 @@ nlohmann::json ReportJson(const std::string& file, const target::Target& t,
   return j;
 }
 
-void PrintReport(const std::string& file, const target::Target& t, const perf::CalibrationReport& rep,
-                 size_t records) {
-  std::cout << fmt::format("kernels    {} ({} records) on {}\n", file, records, t.name);
+void PrintReport(const std::string& file, const std::string& dtype_labels, const target::Target& t,
+                 const perf::CalibrationReport& rep, size_t records) {
+  std::cout << fmt::format("kernels    {} ({} records) on {}{}\n", file, records, t.name,
+                           dtype_labels == "as-written" ? "" : ", dtype labels read " + dtype_labels);
   std::cout << fmt::format("{:<46} {:>5} {:>11} {:>11} {:>7} {:>8} {:>8}\n", "op type", "n", "measured_us",
                            "predicted", "share", "mape", "w.mape");
   for (const auto& e : rep.op_types) {
@@ -97,8 +101,11 @@ int RunKernelsMode(const PerfOptions& o) {
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
   for (const auto& w : target->warnings) std::cerr << "npugap: warning: " << w << "\n";
+  auto reading = perf::ParseDtypeLabels(o.dtype_labels);
+  if (!reading.ok()) return ReportError(reading.status());
   auto table = perf::ReadKernelCsv(o.kernels);
   if (!table.ok()) return ReportError(table.status());
+  if (auto s = perf::ApplyDtypeLabels(*table, *reading, o.kernels); !s.ok()) return ReportError(s);
   const perf::CalibrationReport rep = perf::Calibrate(table->records, *target);
   if (!o.out.empty()) {
     if (auto s = onnx_import::WriteFileAtomically(o.out, PredictionsCsv(*table, rep)); !s.ok()) {
@@ -106,9 +113,9 @@ int RunKernelsMode(const PerfOptions& o) {
     }
   }
   if (o.json) {
-    std::cout << ReportJson(o.kernels, *target, rep, table->records.size()).dump(2) << "\n";
+    std::cout << ReportJson(o.kernels, o.dtype_labels, *target, rep, table->records.size()).dump(2) << "\n";
   } else {
-    PrintReport(o.kernels, *target, rep, table->records.size());
+    PrintReport(o.kernels, o.dtype_labels, *target, rep, table->records.size());
   }
   return kExitOk;
 }
@@ -117,6 +124,11 @@ int RunPerf(const PerfOptions& o) {
   const bool model = !o.model_mode.model.model_path.empty();
   if (model && !o.kernels.empty()) {
     return ReportError(Status::InvalidArgument("perf: give either MODEL or --kernels FILE.csv, not both"));
+  }
+  if (model && o.dtype_labels != "as-written") {
+    return ReportError(Status::InvalidArgument(
+        fmt::format("perf --dtype-labels {}: only with --kernels (it reads the labels of kernel records)",
+                    o.dtype_labels)));
   }
   if (model) return RunPerfModel(o.model_mode, o.target, o.json);
   // The outputs of a model's lowering: with --kernels alone there is none, and a silently unwritten
@@ -147,6 +159,9 @@ Command AddPerfCommand(CLI::App& app) {
   cmd->add_option("--kernels", options->kernels,
                   "kernel records (CSV: op_type, block_dim, inputs, outputs, time_us) to predict");
   cmd->add_option("--out", options->out, "write the records with a predicted_us column to this CSV");
+  cmd->add_option("--dtype-labels", options->dtype_labels,
+                  "how --kernels reads dtype labels: as-written (default) | typeid-shifted (MindSpore "
+                  "profiler files: each label is the TypeId before the real one)");
   cmd->add_flag("--json", options->json, "JSON output");
   return {cmd, [options, cmd] {
             options->model_mode.batch_given = cmd->get_option("--batch")->count() > 0;

@@ -19,24 +19,30 @@ trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
-# pin WORKLOAD CORE_WEIGHTED_MAPE_PCT CORE_MAPE_PCT SUM_ERROR_PCT
+# pin WORKLOAD CORE_WEIGHTED_MAPE_PCT CORE_MAPE_PCT SUM_ERROR_PCT [DTYPE_LABELS]
 pin() {
-  local w=$1
-  "$NPUGAP" perf --kernels "$DIR/$w.csv" --target ascend910 --json > "$TMP/$w.json"
+  local w=$1 labels=${5:-as-written}
+  "$NPUGAP" perf --kernels "$DIR/$w.csv" --target ascend910 --dtype-labels "$labels" --json > "$TMP/$w.json"
   check "$w: exit 0" test $? -eq 0
   check "$w: no unknown kernel types" /usr/bin/python3 -c "
 import json,sys; j=json.load(open('$TMP/$w.json')); sys.exit(0 if j['unknown']==[] else 1)"
-  check "$w: figures (core w.mape $2%, mape $3%, sum $4%)" /usr/bin/python3 -c "
+  check "$w ($labels): figures (core w.mape $2%, mape $3%, sum $4%)" /usr/bin/python3 -c "
 import json,sys
 j=json.load(open('$TMP/$w.json'))
 got=(j['core']['weighted_mape_pct'], j['core']['mape_pct'], j['sum_error_pct'])
 want=($2, $3, $4)
-print('$w: core weighted %.1f%% unweighted %.1f%% sum %+.1f%%' % got)
+print('$w ($labels): core weighted %.1f%% unweighted %.1f%% sum %+.1f%%' % got)
 sys.exit(0 if all(abs(g-w) <= 0.5 for g, w in zip(got, want)) else 1)"
 }
 pin resnet50_bs32_train 19.8 17.0 -10.6
 pin resnet50_bs32_train 20.0 18.0 -8.6
 pin bert_seq128_bs32_train 20.7 17.5 -4.7
+pin bert_seq128_bs32_train 20.9 17.5 -4.8
+# The same files with each dtype label read as the MindSpore TypeId after it (docs/perf.md, "Dtype
+# labels"; docs/fidelity.md, session 14, perfbnvec): not the headline, pinned to follow the reading
+# the labels' evidence favours.
+pin resnet50_bs32_train 21.3 18.3 -19.5 typeid-shifted
+pin bert_seq128_bs32_train 28.7 27.3 -34.3 typeid-shifted
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
