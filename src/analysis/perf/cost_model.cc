@@ -39,8 +39,6 @@ struct Composite {
 constexpr Composite kComposites[] = {
     // The BN gradient of FusedDbnDw's TIK kernel (its own vector rule), then the weight gradient.
     {"FusedDbnDw", {"FusedDbnDwBnGrad", "Conv2DBackpropFilter"}},
-    // the reduce-grad formula in fused_dbn_dw's own kernel (cost_model_vector.cc)
-    {"FusedDbnDw", {"FusedDbnDwReduceGrad", "Conv2DBackpropFilter"}},
 };
 
 std::vector<std::string_view> PartsOf(std::string_view op_type) {

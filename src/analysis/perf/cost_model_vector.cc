@@ -165,13 +165,11 @@ constexpr std::array kRules = {
     // compute in float32, y cast back (impl/bn_training_update.py `is_cast`; the grad whenever vdiv
     // has float32; public copy dengguojie/vue-element-admin @03d8784): the fp32 flag. Their channel
     // inputs are float32 only (check_dtype). bn_training_reduce_grad casts the same way (same
-    // copy). FusedDbnDw's vector part has reduce grad's formula but is its own kernel
-    // (fused_dbn_dw), whose DSL was not read: it keeps the stored type (FusedDbnDwReduceGrad)
+    // copy). FusedDbnDw's vector part is its own TIK kernel (FusedDbnDwBnGrad, below).
     Entry{"BNTrainingReduce", E(3)},
     Entry{"BNTrainingUpdate", E32(4)},
     Entry{"BNTrainingUpdateV2", E32(4)},
     Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},
-    Entry{"BNTrainingReduceGrad", E(6)},
     // The BN gradient inside FusedDbnDw (a part of that kernel, not a CANN kernel type): its TIK
     // kernel (impl/fused_dbn_dw.py, _cal_dbn_fm_fun) casts dy and x_norm to float32 (vconv), computes
     // dx = scale (dy + x_norm a + b) with a vmadd, a vadd and a vmul, and casts dx back to float16;
@@ -179,7 +177,6 @@ constexpr std::array kRules = {
     // scatter_vmul and a scatter_vadd (4 ops, not counted).
     Entry{"FusedDbnDwBnGrad", E32(3)},
     Entry{"BNTrainingReduceGrad", E32(6)},
-    Entry{"FusedDbnDwReduceGrad", E(6)},
     Entry{"BNInfer", E(2)},
     // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
     // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,
