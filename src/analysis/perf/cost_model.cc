@@ -72,8 +72,10 @@ const Operand* Largest(const Kernel& k) {
 }  // namespace
 
 KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
-  // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels.
-  const std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
+  // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels; a
+  // convolution the dtypes its registrations allow.
+  std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
+  if (!registered) registered = WithConvolutionDtypes(recorded);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
@@ -126,9 +128,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   };
   int64_t in_bytes = 0, out_bytes = 0;
   for (const Operand& op : kernel.inputs) in_bytes += bytes(op, cube_side);
-  // Outputs are written as labelled, except by a kernel that stores fp16 only (CubeWritesFp16Only).
-  const bool fp16_out = cube_part && CubeWritesFp16Only(*cube_part);
-  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, fp16_out);
+  // Outputs are written as labelled (a convolution's as registered, above).
+  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, false);
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
     in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
@@ -187,13 +188,11 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
   if (const Operand* big = widest) {
-    // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums), or as fp16
-    // for a kernel that stores fp16 only.
+    // The cube reads its inputs as fp16; its output leaves L0C as labelled.
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
-        StoredBytes(*big, 1, cube_side && (!output || fp16_out)) < Elements(*big) * ItemSize(big->dtype)
-            ? "float16"
-            : big->dtype;
+        StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
+                                                                                           : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
