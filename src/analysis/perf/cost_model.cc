@@ -59,6 +59,17 @@ double EffectiveCores(int block_dim, int64_t bytes, int cores, int* used) {
   return static_cast<double>(bd) / waves;
 }
 
+// The operands a convolution's fused vector parts hold in UB, cast and compute on: not the
+// cube's own inputs, which go GM -> L1 (the forward's x or the backprop input's dy, first, and the
+// FracZ weight). FusedDbnDw's BN gradient reads its maps itself and keeps every operand.
+Kernel EpilogueOperands(const Kernel& kernel, std::string_view cube_op) {
+  if (cube_op == "Conv2DBackpropFilter" || kernel.inputs.empty()) return kernel;
+  Kernel k = kernel;
+  k.inputs.erase(k.inputs.begin());
+  std::erase_if(k.inputs, [](const Operand& op) { return op.format == "FracZ" || op.format == "FRACTAL_Z"; });
+  return k;
+}
+
 const Operand* Largest(const Kernel& k) {
   const Operand* best = nullptr;
   for (const auto* list : {&k.inputs, &k.outputs}) {
@@ -187,7 +198,12 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
-  if (const Operand* big = widest) {
+  // The vector parts of a convolution kernel compute on one map, C: a part fused after the cube
+  // consumes its output (BNTrainingReduce's sums over y, ReluGradV2 / AddN over dx), and
+  // FusedDbnDw's BN gradient computes dbn_y, the shape of its grads (outputs[0] in both). The
+  // largest operand is x when the convolution narrows the channels (a 1x1 256 -> 64: 4x C).
+  const bool on_c = cube_part && IsConvolutionOp(*cube_part) && !kernel.outputs.empty();
+  if (const Operand* big = on_c ? kernel.outputs.data() : widest) {
     // The cube reads its inputs as fp16; its output leaves L0C as labelled.
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
@@ -198,7 +214,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
     if (!cube) load *= cores / split, store *= cores / split;
     if (!moves_only && vector_ops.Total() > 0)
-      c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, split, target);
+      c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
+                                           vector_ops, dtype, split, target);
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.

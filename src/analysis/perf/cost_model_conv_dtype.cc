@@ -39,15 +39,15 @@ bool IsChannelTensor(const Operand& op) {
   return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] == 1;
 }
 
-bool IsConvolution(std::string_view p) {
+}  // namespace
+
+bool IsConvolutionOp(std::string_view p) {
   return p == "Conv2D" || p == "Conv2DBackpropInput" || p == "Conv2DTranspose" || p == "Conv2DBackpropFilter";
 }
 
-}  // namespace
-
 std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel) {
   const auto parts = KernelParts(kernel.op_type);
-  const auto conv = std::find_if(parts.begin(), parts.end(), IsConvolution);
+  const auto conv = std::find_if(parts.begin(), parts.end(), IsConvolutionOp);
   if (conv == parts.end()) return std::nullopt;
   const bool weight_gradient = *conv == "Conv2DBackpropFilter";
   const bool bn_sums = std::find(parts.begin(), parts.end(), "BNTrainingReduce") != parts.end();

@@ -76,6 +76,8 @@ std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
 // a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32; nullopt for
 // other types.
 std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel);
+// Conv2D, Conv2DBackpropInput, Conv2DTranspose, Conv2DBackpropFilter (FusedDbnDw's cube part).
+bool IsConvolutionOp(std::string_view op_type);
 
 // Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
 bool IsCubeOp(std::string_view op_type);
