@@ -86,7 +86,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels; a
   // convolution the dtypes its registrations allow.
   std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
-  if (!registered) registered = WithConvolutionDtypes(recorded);
+  if (!registered) registered = WithConvolutionDtypes(recorded, target);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;

@@ -17,7 +17,9 @@
 //   - BNTrainingReduce's sums are float32 whatever x is (bn_training_reduce.py: x F16_5HD or
 //     F32_5HD, sum and square_sum F32_5HD in both).
 // Non-float labels (int8 operands, the uint8 ReLU mask) are left as recorded, as are formats and
-// shapes.
+// shapes. These are the registrations of a cube that takes fp16 / int8 only (the 910, the 310P):
+// on a target whose cube takes fp32 / hf32 / tf32 (the 910B's convolutions have float32 kernels)
+// the labels stand.
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -45,7 +47,9 @@ bool IsConvolutionOp(std::string_view p) {
   return p == "Conv2D" || p == "Conv2DBackpropInput" || p == "Conv2DTranspose" || p == "Conv2DBackpropFilter";
 }
 
-std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel) {
+std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel, const target::Target& target) {
+  const auto& cube = target.compute.cube;
+  if (cube.count("fp32") || cube.count("hf32") || cube.count("tf32")) return std::nullopt;
   const auto parts = KernelParts(kernel.op_type);
   const auto conv = std::find_if(parts.begin(), parts.end(), IsConvolutionOp);
   if (conv == parts.end()) return std::nullopt;

@@ -73,9 +73,9 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
 std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
 // A convolution kernel (Conv2D, its gradients, Conv2DTranspose and their FusionOp_ forms) with
 // the dtypes its registrations allow (cost_model_conv_dtype.cc): float16 maps and weights in,
-// a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32; nullopt for
-// other types.
-std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel);
+// a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32, on a target
+// whose cube takes no float32 (the 910); nullopt for other types and targets.
+std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel, const target::Target& target);
 // Conv2D, Conv2DBackpropInput, Conv2DTranspose, Conv2DBackpropFilter (FusedDbnDw's cube part).
 bool IsConvolutionOp(std::string_view op_type);
 

@@ -20,23 +20,33 @@ std::vector<std::string> Dtypes(const std::vector<Operand>& ops) {
 
 using V = std::vector<std::string>;
 
+}  // namespace
+namespace internal {
+namespace {
+std::optional<Kernel> WithConvolutionDtypesOn910(const Kernel& k) {
+  return WithConvolutionDtypes(k, Ascend910());
+}
+}  // namespace
+}  // namespace internal
+namespace {
+
 TEST(PerfConvDtype, ConvolutionsMoveTheirRegisteredDtypesWhateverTheLabels) {
   // As the ResNet-50 file writes them: maps and weights "float32", sums and dW "float16".
-  const auto fw = internal::WithConvolutionDtypes(
+  const auto fw = internal::WithConvolutionDtypesOn910(
       K("FusionOp_Conv2D_BNTrainingReduce", 16, {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float32:4x4x16x16"},
         {"NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:float16:1x4x1x1x16", "NC1HWC0:float16:1x4x1x1x16"}));
   ASSERT_TRUE(fw.has_value());
   EXPECT_EQ(Dtypes(fw->inputs), (V{"float16", "float16"}));
   EXPECT_EQ(Dtypes(fw->outputs), (V{"float16", "float32", "float32"}));
   const auto dx =
-      internal::WithConvolutionDtypes(K("FusionOp_Conv2DBackpropInput_AddN_ReluGradV2", 28,
-                                        {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float32:16x4x16x16",
-                                         "NC1HWC0:float32:32x16x56x56x16", "ND:uint32:32x16x56x56x2"},
-                                        {"NC1HWC0:float32:32x16x56x56x16"}));
+      internal::WithConvolutionDtypesOn910(K("FusionOp_Conv2DBackpropInput_AddN_ReluGradV2", 28,
+                                             {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float32:16x4x16x16",
+                                              "NC1HWC0:float32:32x16x56x56x16", "ND:uint32:32x16x56x56x2"},
+                                             {"NC1HWC0:float32:32x16x56x56x16"}));
   ASSERT_TRUE(dx.has_value());
   EXPECT_EQ(Dtypes(dx->inputs), (V{"float16", "float16", "float16", "uint32"}));  // the mask as recorded
   EXPECT_EQ(Dtypes(dx->outputs), (V{"float16"}));
-  const auto dw = internal::WithConvolutionDtypes(
+  const auto dw = internal::WithConvolutionDtypesOn910(
       K("Conv2DBackpropFilter", 16, {"NC1HWC0:float32:32x4x56x56x16", "NC1HWC0:float32:32x4x56x56x16"},
         {"FracZ:float16:4x4x16x16"}));
   ASSERT_TRUE(dw.has_value());
@@ -44,17 +54,33 @@ TEST(PerfConvDtype, ConvolutionsMoveTheirRegisteredDtypesWhateverTheLabels) {
   EXPECT_EQ(Dtypes(dw->outputs), (V{"float32"}));
   EXPECT_EQ(dw->outputs[0].shape, (std::vector<int64_t>{4, 4, 16, 16}));
   // An int8 convolution keeps its types; other kernels are not convolutions.
-  const auto q = internal::WithConvolutionDtypes(K(
+  const auto q = internal::WithConvolutionDtypesOn910(K(
       "Conv2D", 16, {"NC1HWC0:int8:32x4x56x56x16", "FracZ:int8:4x4x16x16"}, {"NC1HWC0:int32:32x4x56x56x16"}));
   ASSERT_TRUE(q.has_value());
   EXPECT_EQ(Dtypes(q->inputs), (V{"int8", "int8"}));
   EXPECT_EQ(Dtypes(q->outputs), (V{"int32"}));
-  EXPECT_FALSE(internal::WithConvolutionDtypes(
+  EXPECT_FALSE(internal::WithConvolutionDtypesOn910(
                    K("MatMul", 32, {"ND:float32:64x64", "ND:float32:64x64"}, {"ND:float32:64x64"}))
                    .has_value());
-  EXPECT_FALSE(internal::WithConvolutionDtypes(K("BNTrainingUpdate", 32, {"NC1HWC0:float32:32x4x56x56x16"},
-                                                 {"NC1HWC0:float32:32x4x56x56x16"}))
-                   .has_value());
+  EXPECT_FALSE(
+      internal::WithConvolutionDtypesOn910(
+          K("BNTrainingUpdate", 32, {"NC1HWC0:float32:32x4x56x56x16"}, {"NC1HWC0:float32:32x4x56x56x16"}))
+          .has_value());
+}
+
+// On a target whose cube takes float32 (the 910B2's convolutions have float32 kernels), the labels
+// stand: a float32 forward convolution then writes 4 bytes per element.
+TEST(PerfConvDtype, OnATargetWithAFloat32CubeTheLabelsStand) {
+  const auto fp32_cube = target::LoadTarget("ascend910b2");
+  ASSERT_TRUE(fp32_cube.ok()) << fp32_cube.status().message();
+  const Kernel y = K("Conv2D", 28, {"NC1HWC0:float32:32x16x56x56x16", "FracZ:float32:16x8x16x16"},
+                     {"NC1HWC0:float32:32x8x56x56x16"});
+  EXPECT_FALSE(internal::WithConvolutionDtypes(y, *fp32_cube).has_value());
+  EXPECT_TRUE(internal::WithConvolutionDtypes(y, Ascend910()).has_value());
+  Kernel y16 = y;
+  y16.outputs[0].dtype = "float16";
+  EXPECT_GT(PredictKernel(y, *fp32_cube).memory_us, PredictKernel(y16, *fp32_cube).memory_us);
+  EXPECT_DOUBLE_EQ(PredictKernel(y, Ascend910()).memory_us, PredictKernel(y16, Ascend910()).memory_us);
 }
 
 // Each convolution type of the ResNet-50 file costs the same with its labels as written and read
@@ -94,13 +120,14 @@ TEST(PerfConvDtype, AForwardConvolutionWritesFp16AndAWeightGradientFp32) {
   const auto& t = Ascend910();
   const Kernel y = K("Conv2D", 28, {"NC1HWC0:float32:32x16x56x56x16", "FracZ:float32:16x8x16x16"},
                      {"NC1HWC0:float32:32x8x56x56x16"});
-  const auto f = internal::DeriveCubeShape("Conv2D", *internal::WithConvolutionDtypes(y), t);
+  const auto f = internal::DeriveCubeShape("Conv2D", *internal::WithConvolutionDtypesOn910(y), t);
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->out_bytes, 2);
   const Kernel dw =
       K("Conv2DBackpropFilter", 28, {"NC1HWC0:float32:32x8x56x56x16", "NC1HWC0:float32:32x16x56x56x16"},
         {"FracZ:float16:16x8x16x16"});
-  const auto g = internal::DeriveCubeShape("Conv2DBackpropFilter", *internal::WithConvolutionDtypes(dw), t);
+  const auto g =
+      internal::DeriveCubeShape("Conv2DBackpropFilter", *internal::WithConvolutionDtypesOn910(dw), t);
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->out_bytes, 4);
   EXPECT_EQ(g->in_bytes, 2);
