@@ -59,6 +59,17 @@ double EffectiveCores(int block_dim, int64_t bytes, int cores, int* used) {
   return static_cast<double>(bd) / waves;
 }
 
+// The operands a convolution's fused vector parts hold in UB, cast and compute on: not the
+// cube's own inputs, which go GM -> L1 (the forward's x or the backprop input's dy, first, and the
+// FracZ weight). FusedDbnDw's BN gradient reads its maps itself and keeps every operand.
+Kernel EpilogueOperands(const Kernel& kernel, std::string_view cube_op) {
+  if (cube_op == "Conv2DBackpropFilter" || kernel.inputs.empty()) return kernel;
+  Kernel k = kernel;
+  k.inputs.erase(k.inputs.begin());
+  std::erase_if(k.inputs, [](const Operand& op) { return op.format == "FracZ" || op.format == "FRACTAL_Z"; });
+  return k;
+}
+
 const Operand* Largest(const Kernel& k) {
   const Operand* best = nullptr;
   for (const auto* list : {&k.inputs, &k.outputs}) {
@@ -72,8 +83,10 @@ const Operand* Largest(const Kernel& k) {
 }  // namespace
 
 KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
-  // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels.
-  const std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
+  // A kernel registered with one dtype_format moves those dtypes, whatever the record's labels; a
+  // convolution the dtypes its registrations allow.
+  std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
+  if (!registered) registered = WithConvolutionDtypes(recorded, target);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
@@ -126,9 +139,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   };
   int64_t in_bytes = 0, out_bytes = 0;
   for (const Operand& op : kernel.inputs) in_bytes += bytes(op, cube_side);
-  // Outputs are written as labelled, except by a kernel that stores fp16 only (CubeWritesFp16Only).
-  const bool fp16_out = cube_part && CubeWritesFp16Only(*cube_part);
-  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, fp16_out);
+  // Outputs are written as labelled (a convolution's as registered, above).
+  for (const Operand& op : kernel.outputs) out_bytes += bytes(op, false);
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
     in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
@@ -186,20 +198,24 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
   }
-  if (const Operand* big = widest) {
-    // The cube reads its inputs as fp16; its output leaves L0C as labelled (fp32 sums), or as fp16
-    // for a kernel that stores fp16 only.
+  // The vector parts of a convolution kernel compute on one map, C: a part fused after the cube
+  // consumes its output (BNTrainingReduce's sums over y, ReluGradV2 / AddN over dx), and
+  // FusedDbnDw's BN gradient computes dbn_y, the shape of its grads (outputs[0] in both). The
+  // largest operand is x when the convolution narrows the channels (a 1x1 256 -> 64: 4x C).
+  const bool on_c = cube_part && IsConvolutionOp(*cube_part) && !kernel.outputs.empty();
+  if (const Operand* big = on_c ? kernel.outputs.data() : widest) {
+    // The cube reads its inputs as fp16; its output leaves L0C as labelled.
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
-        StoredBytes(*big, 1, cube_side && (!output || fp16_out)) < Elements(*big) * ItemSize(big->dtype)
-            ? "float16"
-            : big->dtype;
+        StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
+                                                                                           : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
     if (!cube) load *= cores / split, store *= cores / split;
     if (!moves_only && vector_ops.Total() > 0)
-      c.vector_us = 1e6 * VectorKernelTime(kernel, *big, vector_ops, dtype, split, target);
+      c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
+                                           vector_ops, dtype, split, target);
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.

@@ -247,13 +247,12 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
   };
   if (!kernel.inputs.empty()) s.in_bytes = item(kernel.inputs[0]);
   // L0C holds fp32 sums; C is written in its labelled type, as stored: a float32 label in an NZ
-  // block of 16 is fp16 (the vector kernels' rule), an NC1HWC0 label stands, except for a kernel
-  // with no float32 output on the chip (the backprop-input convolution: CubeWritesFp16Only).
+  // block of 16 is fp16 (the vector kernels' rule), an NC1HWC0 label stands (a convolution's
+  // labels are its registered ones by then: WithConvolutionDtypes).
   if (!kernel.outputs.empty()) {
     const Operand& c = kernel.outputs[0];
     const int64_t n = Elements(c);
-    const bool fp16_only = CubeWritesFp16Only(conv_op);
-    s.out_bytes = n > 0 ? std::max<int64_t>(1, StoredBytes(c, 1, fp16_only) / n) : ItemSize(c.dtype);
+    s.out_bytes = n > 0 ? std::max<int64_t>(1, StoredBytes(c, 1, false) / n) : ItemSize(c.dtype);
   }
   // A matmul the graph keeps in fp32 (A and C labelled float32) has no fp32 cube on a target
   // whose cube takes fp16 / int8 only: it runs as several fp16 passes (kernel.fp32_matmul_passes).

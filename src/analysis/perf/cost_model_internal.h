@@ -71,6 +71,13 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
 // dtype_format (cost_model_op_dtypes.cc); nullopt for other types, or when the operand lists are
 // not the registered ones.
 std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
+// A convolution kernel (Conv2D, its gradients, Conv2DTranspose and their FusionOp_ forms) with
+// the dtypes its registrations allow (cost_model_conv_dtype.cc): float16 maps and weights in,
+// a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32, on a target
+// whose cube takes no float32 (the 910); nullopt for other types and targets.
+std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel, const target::Target& target);
+// Conv2D, Conv2DBackpropInput, Conv2DTranspose, Conv2DBackpropFilter (FusedDbnDw's cube part).
+bool IsConvolutionOp(std::string_view op_type);
 
 // Cube op types (MatMul, BatchMatMul, Conv2D and its gradients, FusedDbnDw).
 bool IsCubeOp(std::string_view op_type);
@@ -124,9 +131,6 @@ double Load3dRate(double l1_to_l0a, bool to_l0b, int stride_w, int row_switches)
 // Row changes inside a 16-pixel fractal of an unfolded matrix whose rows run over `width`-pixel
 // output rows (CANN's rule: 16 / W, or 15 / W when W divides 16).
 int Load3dRowSwitches(int64_t width);
-// Whether a cube op's kernel stores every float output as fp16 whatever its label (TBE's 910 op
-// info lists no float32 output for it; cost_model_conv_dtype.cc): the backprop-input convolution.
-bool CubeWritesFp16Only(std::string_view cube_op);
 // Derives the matrix view from the operands; an error names the operand that did not fit.
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);

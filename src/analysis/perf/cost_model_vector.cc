@@ -166,7 +166,7 @@ constexpr std::array kRules = {
     // has float32; public copy dengguojie/vue-element-admin @03d8784): the fp32 flag. Their channel
     // inputs are float32 only (check_dtype). bn_training_reduce_grad casts the same way (same
     // copy). FusedDbnDw's vector part is its own TIK kernel (FusedDbnDwBnGrad, below).
-    Entry{"BNTrainingReduce", E(3)},
+    Entry{"BNTrainingReduce", E32(3)},
     Entry{"BNTrainingUpdate", E32(4)},
     Entry{"BNTrainingUpdateV2", E32(4)},
     Entry{"BNTrainingUpdateGrad", BnSums(5, 2)},

@@ -188,16 +188,16 @@ TEST(PerfCostModel, KIsSplitOverCoresOnlyWhenTheFusedConsumerTakesPartialSums) {
 
 TEST(PerfCostModel, CubeReadsFp32LabelInC0Of16AsFp16) {
   const auto& t = Ascend910();
-  // 1x1 conv, memory bound: its float32-labelled NC1HWC0 input moves as fp16; FixPipe writes
-  // the output in its labelled type.
+  // 1x1 conv, memory bound: its float32-labelled NC1HWC0 input moves as fp16, and so does its
+  // output (a 910 convolution writes float16: WithConvolutionDtypes).
   const auto conv = [](const std::string& in, const std::string& out) {
     return K("Conv2D", 30, {"NC1HWC0:" + in + ":32x4x56x56x16", "FracZ:float16:4x16x16x16"},
              {"NC1HWC0:" + out + ":32x16x56x56x16"});
   };
   EXPECT_DOUBLE_EQ(PredictKernel(conv("float32", "float16"), t).memory_us,
                    PredictKernel(conv("float16", "float16"), t).memory_us);
-  EXPECT_GT(PredictKernel(conv("float16", "float32"), t).memory_us,
-            1.5 * PredictKernel(conv("float16", "float16"), t).memory_us);
+  EXPECT_DOUBLE_EQ(PredictKernel(conv("float16", "float32"), t).memory_us,
+                   PredictKernel(conv("float16", "float16"), t).memory_us);
   // A vector kernel moves what its labels say.
   const auto bn = [](const std::string& dt) {
     return K("BNTrainingUpdate", 30, {"NC1HWC0:" + dt + ":32x16x56x56x16"},
@@ -264,16 +264,15 @@ TEST(PerfCostModel, StridedBackpropInputCountsTheMacsItsPatternRuns) {
 
 TEST(PerfCostModel, FusedVectorWorkOnTheCubeOutputRunsAtItsType) {
   const auto& t = Ascend910();
-  // The BN sums of a fused conv run over the conv's output as it leaves L0C: fp32 sums stay fp32
-  // in NC1HWC0 (the profile's simple instruction: 0.0206 cycles per fp32 element, 0.0103 fp16),
-  // while the cube reads its float32-labelled input as fp16.
+  // The BN sums of a fused conv run over the conv's output as it leaves L0C, which a 910
+  // convolution writes in float16 whatever its label (WithConvolutionDtypes).
   const auto fused = [](const std::string& out) {
     return K(
         "FusionOp_Conv2D_BNTrainingReduce", 32, {"NC1HWC0:float32:32x4x56x56x16", "FracZ:float16:4x16x16x16"},
         {"NC1HWC0:" + out + ":32x16x56x56x16", "NC1HWC0:float32:1x16x1x1x16", "NC1HWC0:float32:1x16x1x1x16"});
   };
-  EXPECT_NEAR(PredictKernel(fused("float32"), t).vector_us / PredictKernel(fused("float16"), t).vector_us,
-              2.0, 1e-9);
+  EXPECT_GT(PredictKernel(fused("float16"), t).vector_us, 0);
+  EXPECT_DOUBLE_EQ(PredictKernel(fused("float32"), t).vector_us, PredictKernel(fused("float16"), t).vector_us);
 }
 
 TEST(PerfCostModel, UnknownTypesAndAiCpu) {
