@@ -8,11 +8,11 @@
 //     rules out the 2019 vector_schedule.py rule (32 // 30 = 1 image a block, 32 blocks) and a
 //     factor-2 cut of N (16 blocks), but not a cut of N into nparts = 30 (16 busy blocks).
 // A block_dim above the core count runs in waves: the busiest core runs ceil(blocks / cores)
-// busiest blocks. Not modelled: the batch-norm schedules' cut of N or C1 into
-// `split(nparts=CORE_NUM)` parts (bn_update_schedule.py, bn_update_grad_shedule.py), which leaves
-// 14 of 30 blocks idle on N = 32; at the profile's assumed per-core DMA rate it puts the large
-// maps 1.6x over their records (docs/fidelity.md, session 13, perfsplit). The cube's split is
-// its own (cost_model_cube_time.cc).
+// busiest blocks. bn_update_grad's cut of C1 or N into `split(nparts=CORE_NUM)` parts, which
+// leaves 14 of 30 blocks idle on N = 32, is modelled (BnUpdateGradBusiest); bn_update's
+// (bn_update_schedule.py) is not: with it the update family is 1.6-2x over its records
+// (docs/fidelity.md, session 13 perfsplit, session 14 perfbnvec). The cube's split is its own
+// (cost_model_cube_time.cc).
 #include <algorithm>
 #include <cmath>
 
@@ -21,6 +21,27 @@
 namespace npugap::analysis::perf::internal {
 namespace {
 double CeilDiv(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
+
+// bn_update_grad's schedule (te_schedule/bn_update_grad_shedule.py, 2019 TBE, public copy
+// jizhuoran/caffe-huawei-atlas-convertor @ff9768e, `bn_update_grad_schedule`) binds one of its
+// per-channel sums' axes to the blocks with `split(nparts=CORE_NUM)`, so block_dim is CORE_NUM and
+// the busy blocks take ceil(extent / CORE_NUM) whole units each (the others are guarded out):
+//   - C1 >= CORE_NUM: `schedule_cut_c1`, whole (c1) slices of every image;
+//   - else, unless H or W divides by CORE_NUM (its `schedule_cut_h_or_w_twice`, not modelled),
+//     N >= CORE_NUM: `schedule_cut_batch`, whole images. Its ResNet-50 special case for
+//     32 x 16 x 14 x 14 cuts N by 2 and C1 by 8 (32 blocks), an even split, as this rule gives at
+//     block_dim 32.
+// Returns the busiest block's elements, or 0 where another split applies (the flat one below).
+double BnUpdateGradBusiest(const Kernel& kernel, const Operand& big, double blocks) {
+  const auto& s = big.shape;
+  if (kernel.op_type != "BNTrainingUpdateGrad" || big.format != "NC1HWC0" || s.size() != 5) return 0;
+  const double n = static_cast<double>(s[0]), c1 = static_cast<double>(s[1]);
+  const double plane = static_cast<double>(s[2] * s[3] * s[4]);
+  if (c1 >= blocks) return CeilDiv(c1, blocks) * n * plane;
+  const auto divides = [&](int64_t d) { return std::fmod(static_cast<double>(d), blocks) == 0; };
+  if (n >= blocks && !divides(s[2]) && !divides(s[3])) return CeilDiv(n, blocks) * c1 * plane;
+  return 0;
+}
 }  // namespace
 
 double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
@@ -36,6 +57,7 @@ double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops
     const double row = RowLength(big);  // whole rows per block
     busiest = CeilDiv(elements / std::max(row, 1.0), blocks) * row;
   }
+  if (busiest == 0) busiest = BnUpdateGradBusiest(kernel, big, blocks);
   if (busiest == 0) {
     const double align = std::max(1.0, static_cast<double>(ub_block) / static_cast<double>(ItemSize(dtype)));
     busiest = CeilDiv(CeilDiv(elements, blocks), align) * align;

@@ -118,13 +118,16 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
   const double per_instruction =
       std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);
   const double splits = std::ceil(plan.tile / per_instruction);
-  // A halving-tree sum inside one (n, c1) plane adds the upper half of the tile's C0 rows onto the
-  // lower half until one row is left: ceil(log2(rows)) instructions per tile (at least one).
+  // A halving-tree sum inside one (n, c1) plane adds the upper half of the tile onto the lower
+  // half. bn_update_grad's schedule emits the tree only while the reduced loop is longer than one
+  // repeat (`_need_dichotomy_add`: 128 float16 / 64 float32 elements, 256 B), so the halving is
+  // taken to stop there: ceil(log2(tile / repeat)) instructions per tile, at least one. The
+  // intrinsic's own source was not found; the stop at one repeat is read from that condition.
   double tree = 0, tree_steps = 0;
   if (work.tree_sums > 0 && plan.per_channel) {
     tree = std::min(work.tree_sums, work.simple);
-    const double rows = plan.tile / static_cast<double>(std::max<int64_t>(big.shape.back(), 1));
-    tree_steps = std::max(1.0, std::ceil(std::log2(std::max(rows, 1.0))));
+    const double repeat = static_cast<double>(target.compute.vector_width.value) / 8.0 / item;
+    tree_steps = std::max(1.0, std::ceil(std::log2(std::max(plan.tile / repeat, 1.0))));
   }
   double per_tile =
       splits * ((work.simple - tree) * Head(target, "simple") +

@@ -41,22 +41,23 @@ TEST(PerfDma, ChannelKernelLoadsEachOperandOncePerPlane) {
   const Profile p;
   // BNTrainingUpdateGrad on NC1HWC0 float32: dy and x are full size, mean and rstd per channel.
   // Each tile is one (n, c1) plane (cost_model_tiles.cc) and loads dy, x and the c1 slice of
-  // mean and rstd: four MTE2 instructions per plane.
+  // mean and rstd: four MTE2 instructions per plane. The busiest of 30 blocks holds whole c1
+  // slices when C1 >= 30 (ceil(C1 / 30) of them, all 32 images), else whole images
+  // (ceil(32 / 30) = 2, all C1): bn_update_grad's split (cost_model_split.cc).
   const auto grad = [](const std::string& dims, const std::string& c) {
     const std::string x = "NC1HWC0:float32:" + dims, ch = "NC1HWC0:float32:" + c;
     return K("BNTrainingUpdateGrad", 30, {x, x, ch, ch}, {ch, ch});
   };
-  const double planes7 = std::ceil(32.0 * 128 / 30);
+  const double planes7 = 32.0 * std::ceil(128.0 / 30);
   EXPECT_NEAR(p.Heads(grad("32x128x7x7x16", "1x128x1x1x16")), p.Us(planes7 * 4 * p.H("gm_to_ub")), 1e-9);
-  // The same elements in 4 x larger planes: a quarter of the planes, a quarter of the heads.
-  const double planes14 = std::ceil(32.0 * 64 / 30);
+  const double planes14 = 32.0 * std::ceil(64.0 / 30);
   EXPECT_NEAR(p.Heads(grad("32x64x14x14x16", "1x64x1x1x16")), p.Us(planes14 * 4 * p.H("gm_to_ub")), 1e-9);
   // A plane larger than a tile (56 x 56 x 16 float32 = 196 KiB; two full-size operands, each
   // double-buffered) is cut into ceil(plane / tile) tiles, each its own four loads.
   const double cap = std::floor(p.ub / (2 * 2 * 4.0));
   const double per_plane = std::ceil(56.0 * 56 * 16 / cap);
   EXPECT_NEAR(p.Heads(grad("32x16x56x56x16", "1x16x1x1x16")),
-              p.Us(std::ceil(32.0 * 16 / 30) * per_plane * 4 * p.H("gm_to_ub")), 1e-9);
+              p.Us(std::ceil(32.0 / 30) * 16 * per_plane * 4 * p.H("gm_to_ub")), 1e-9);
 }
 
 TEST(PerfDma, ElementwiseKernelPaysOneHeadPerTileAndOperand) {

@@ -55,5 +55,26 @@ TEST(PerfSplit, FoldedBlocksRunInWavesOfTheBusiestBlock) {
   EXPECT_NEAR(c.memory_us, 1e6 * load, 1e-9);
 }
 
+TEST(PerfSplit, BnUpdateGradBlocksTakeWholeChannelSlicesOrWholeImages) {
+  const target::Target& t = Bare();
+  // bn_update_grad's schedule cuts C1 (C1 >= block_dim) or N into block_dim parts of whole units:
+  // the busiest block's vector work is its units' elements x 5 float32 simple ops.
+  const auto grad = [&](const std::string& dims, const std::string& c, int block_dim) {
+    const std::string x = "NC1HWC0:float32:" + dims, ch = "NC1HWC0:float32:" + c;
+    return PredictKernel(K("BNTrainingUpdateGrad", block_dim, {x, x, ch, ch}, {ch, ch}), t).vector_us;
+  };
+  const double rate = t.kernel->vector_instructions.at("simple").at("float32").value;
+  const auto us = [&](double elements) { return 1e6 * elements * 5 * rate / t.compute.clock.value; };
+  // 32 images on 30 blocks: 16 blocks take 2 images each, 14 are idle (an even split: 1.07).
+  EXPECT_NEAR(grad("32x16x56x56x16", "1x16x1x1x16", 30), us(2 * 16 * 56 * 56 * 16.0), 1e-9);
+  // 64 c1 slices on 30 blocks: the busiest takes 3 of them for all 32 images.
+  EXPECT_NEAR(grad("32x64x14x14x16", "1x64x1x1x16", 30), us(32 * 3 * 14 * 14 * 16.0), 1e-9);
+  // At block_dim 32 both cuts are even (the ResNet-50 special case of 32 x 16 x 14 x 14, N by 2
+  // and C1 by 8 over 32 blocks, is even too).
+  EXPECT_NEAR(grad("32x16x14x14x16", "1x16x1x1x16", 32), us(16 * 14 * 14 * 16.0), 1e-9);
+  // H divisible by the block count is another schedule (a cut of H, not modelled): flat split.
+  EXPECT_NEAR(grad("32x16x56x56x16", "1x16x1x1x16", 28), us(32 * 16 * 56 * 56 * 16.0 / 28), 1e-6);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf

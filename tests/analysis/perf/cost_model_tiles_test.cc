@@ -87,12 +87,15 @@ TEST(PerfTiles, ChannelKernelTilesStayInsideOneFeatureMapPlane) {
   // Batch-norm gradient on NC1HWC0 float32: per-channel operands [1, C1, 1, 1, C0] keep each tile
   // inside one (n, c1) plane of H x W x C0. The same 3.2 M elements as 7 x 7 maps have 4 x the
   // planes of 14 x 14 maps, so 4 x the tiles, each paying BNTrainingUpdateGrad's 3 elementwise
-  // instructions and its 2 sums, each a halving tree of ceil(log2(C0 rows of the tile)) adds.
+  // instructions and its 2 sums, each a halving tree of ceil(log2(tile / 64)) adds (halved until
+  // one 256 B repeat of float32 is left).
   const auto grad = [](const std::string& dims, const std::string& c) {
     const std::string x = "NC1HWC0:float32:" + dims, ch = "NC1HWC0:float32:" + c;
     return K("BNTrainingUpdateGrad", 32, {x, x, ch, ch}, {ch, ch});
   };
-  const auto per_tile = [&](double rows) { return (3 + 2 * std::ceil(std::log2(rows))) * p.H("simple"); };
+  const auto per_tile = [&](double rows) {
+    return (3 + 2 * std::ceil(std::log2(rows * 16 / 64))) * p.H("simple");
+  };
   const double tiles7 = 32.0 * 128 / 32, tiles14 = 32.0 * 64 / 32;  // one tile per plane
   EXPECT_NEAR(p.Heads(grad("32x128x7x7x16", "1x128x1x1x16")), p.Us(tiles7 * per_tile(7 * 7)), 1e-9);
   EXPECT_NEAR(p.Heads(grad("32x64x14x14x16", "1x64x1x1x16")), p.Us(tiles14 * per_tile(14 * 14)), 1e-9);
@@ -186,7 +189,9 @@ TEST(PerfTiles, BnUpdateGradSumsAreHalvingTreesThatCostHeadsNotElements) {
   // vector_dichotomy_add_for_bn_reduce: per (n, c1) plane tile, the upper half of the C0 rows is
   // added onto the lower half until one row is left. Per element that is still one add per sum,
   // so the vector time without heads is BNTrainingUpdateGrad's 5 float32 simple ops per element;
-  // the heads grow with log2 of the rows: a 7 x 7 plane (49 rows) takes 6 adds per sum.
+  // the heads grow with log2 of the tile: the schedule emits the tree while the reduced loop is
+  // longer than one repeat (`_need_dichotomy_add`: 64 float32), so a 7 x 7 plane (784 elements)
+  // takes ceil(log2(784 / 64)) = 4 adds per sum.
   const std::string x = "NC1HWC0:float32:32x32x7x7x16", ch = "NC1HWC0:float32:1x32x1x1x16";
   const Kernel k = K("BNTrainingUpdateGrad", 32, {x, x, ch, ch}, {ch, ch});
   const auto& vi = p.t.kernel->vector_instructions;
@@ -194,11 +199,11 @@ TEST(PerfTiles, BnUpdateGradSumsAreHalvingTreesThatCostHeadsNotElements) {
   EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * 5 * vi.at("simple").at("float32").value),
               1e-9);
   const double planes = 32.0 * 32 / 32;
-  EXPECT_NEAR(p.Heads(k), p.Us(planes * (3 + 2 * 6) * p.H("simple")), 1e-9);
-  // A plane of 4 rows (1 x 4 x 16) needs 2 halvings; a plane of one row still issues one add.
+  EXPECT_NEAR(p.Heads(k), p.Us(planes * (3 + 2 * 4) * p.H("simple")), 1e-9);
+  // A plane of one repeat (1 x 4 x 16) or less (1 x 1 x 16) still issues one add per sum.
   const std::string x4 = "NC1HWC0:float32:32x32x1x4x16", x1 = "NC1HWC0:float32:32x32x1x1x16";
   EXPECT_NEAR(p.Heads(K("BNTrainingUpdateGrad", 32, {x4, x4, ch, ch}, {ch, ch})),
-              p.Us(planes * (3 + 2 * 2) * p.H("simple")), 1e-9);
+              p.Us(planes * (3 + 2 * 1) * p.H("simple")), 1e-9);
   EXPECT_NEAR(p.Heads(K("BNTrainingUpdateGrad", 32, {x1, x1, ch, ch}, {ch, ch})),
               p.Us(planes * (3 + 2 * 1) * p.H("simple")), 1e-9);
   // The same sums in a kernel without per-channel operands are not planes: no trees, elementwise
