@@ -22,6 +22,11 @@ int64_t Elements(const Operand& op);
 // (the operands of a kernel with a cube part) and, for FRACTAL_NZ, in every kernel; NC1HWC0 and
 // FracZ labels stand in vector kernels (their C0 is 16 for every type).
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
+// Bytes as labelled, rounded up to the 32 B UB block: how a kernel without a cube part stores
+// every operand. A float32 FRACTAL_NZ tensor written by the cube (L0C holds float32 16 x 16
+// fractals) or by TransData keeps 4 bytes per element; the calibration records' float32 NZ
+// tensors read under their true TypeIds (docs/perf.md "Dtype labels") are such outputs.
+int64_t LabelledBytes(const Operand& op, int64_t ub_block);
 // Whether `op` is the bit mask of ReLUV2 (written) or ReluGradV2 (read) for the feature map `x`:
 // CANN's relu_v2 computes it with vcmp's bit mode, one bit per element of x stored as uint8
 // [N, C1, H, W, C0 / 8], so it is 1 byte per element whatever dtype the record lists.

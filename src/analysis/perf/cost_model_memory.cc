@@ -51,6 +51,12 @@ int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
   return (bytes + block - 1) / block * block;
 }
 
+int64_t LabelledBytes(const Operand& op, int64_t ub_block) {
+  const int64_t bytes = Elements(op) * ItemSize(op.dtype);
+  const int64_t block = std::max<int64_t>(ub_block, 1);
+  return (bytes + block - 1) / block * block;
+}
+
 bool IsReluBitMask(const Operand& op, const Operand& x) {
   const auto& m = op.shape;
   const auto& s = x.shape;
