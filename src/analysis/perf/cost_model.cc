@@ -135,7 +135,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   };
   const auto bytes = [&](const Operand& op, bool cube_read) {
     if (relu_mask && is_mask(op)) return (Elements(op) + ub_block - 1) / ub_block * ub_block;
-    return StoredBytes(op, ub_block, cube_read);
+    // A vector kernel stores its operands as labelled (LabelledBytes); only a kernel with a cube
+    // part keeps the fp16 reading of float32 fractal labels (StoredBytes).
+    return cube_side ? StoredBytes(op, ub_block, cube_read) : LabelledBytes(op, ub_block);
   };
   int64_t in_bytes = 0, out_bytes = 0;
   for (const Operand& op : kernel.inputs) in_bytes += bytes(op, cube_side);
@@ -143,7 +145,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   for (const Operand& op : kernel.outputs) out_bytes += bytes(op, false);
   if (gather && !kernel.inputs.empty()) {
     // Reads what it writes, plus the small operands (indices, begin/end), not the whole table.
-    in_bytes = out_bytes + in_bytes - StoredBytes(kernel.inputs[0], ub_block, cube_side);
+    in_bytes = out_bytes + in_bytes - bytes(kernel.inputs[0], cube_side);
   }
   const int physical = static_cast<int>(std::max<int64_t>(1, target.compute.cube_cores.value));
   int used = 0;
@@ -209,6 +211,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     const std::string dtype =
         StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
                                                                                            : big->dtype;
+        cube_side && StoredBytes(*big, 1, !output || fp16_out) < Elements(*big) * ItemSize(big->dtype)
+            ? "float16"
+            : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);

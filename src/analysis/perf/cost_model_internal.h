@@ -17,11 +17,16 @@ namespace npugap::analysis::perf::internal {
 // "number_type_begin" on scalars) count as 4 bytes.
 int64_t ItemSize(std::string_view dtype);
 int64_t Elements(const Operand& op);
-// Bytes as stored, rounded up to the 32 B UB block. A float32 label in a fractal format whose
-// last dim is 16 is stored as fp16 (the block is 32 B / itemsize, docs/perf.md) on the cube side
-// (the operands of a kernel with a cube part) and, for FRACTAL_NZ, in every kernel; NC1HWC0 and
-// FracZ labels stand in vector kernels (their C0 is 16 for every type).
+// Bytes as stored by a kernel with a cube part, rounded up to the 32 B UB block. A float32 label
+// in a fractal format whose last dim is 16 is stored as fp16 (the block is 32 B / itemsize,
+// docs/perf.md) on the cube side (`cube_side`: the operands the cube reads) and, for FRACTAL_NZ,
+// also for the kernel's other operands. Kernels without a cube part use LabelledBytes.
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
+// Bytes as labelled, rounded up to the 32 B UB block: how a kernel without a cube part stores
+// every operand. A float32 FRACTAL_NZ tensor written by the cube (L0C holds float32 16 x 16
+// fractals) or by TransData keeps 4 bytes per element; the calibration records' float32 NZ
+// tensors read under their true TypeIds (docs/perf.md "Dtype labels") are such outputs.
+int64_t LabelledBytes(const Operand& op, int64_t ub_block);
 // Whether `op` is the bit mask of ReLUV2 (written) or ReluGradV2 (read) for the feature map `x`:
 // CANN's relu_v2 computes it with vcmp's bit mode, one bit per element of x stored as uint8
 // [N, C1, H, W, C0 / 8], so it is 1 byte per element whatever dtype the record lists.

@@ -39,7 +39,8 @@ bool IsFractalFormat(std::string_view f) {
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
   int64_t item = ItemSize(op.dtype);
   // The NZ last-dim block is 32 B / itemsize: a 16-element block of a 4-byte label is fp16 storage
-  // (ascend-facts §2.2, torch_npu FormatHelper treats fp32 as 2 B), in every kernel. NC1HWC0's C0
+  // (ascend-facts §2.2, torch_npu FormatHelper treats fp32 as 2 B), in every operand of a kernel
+  // with a cube part (the matmul model's reading; vector kernels use LabelledBytes). NC1HWC0's C0
   // is 16 for every type, so there only the cube's reads are fp16 (it takes fp16 operands).
   const bool nz = op.format == "FRACTAL_NZ";
   if ((cube_side || nz) && item == 4 && IsFractalFormat(op.format) && !op.shape.empty() &&
@@ -47,6 +48,12 @@ int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
     item = 2;
   }
   const int64_t bytes = Elements(op) * item;
+  const int64_t block = std::max<int64_t>(ub_block, 1);
+  return (bytes + block - 1) / block * block;
+}
+
+int64_t LabelledBytes(const Operand& op, int64_t ub_block) {
+  const int64_t bytes = Elements(op) * ItemSize(op.dtype);
   const int64_t block = std::max<int64_t>(ub_block, 1);
   return (bytes + block - 1) / block * block;
 }
