@@ -209,11 +209,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     // The cube reads its inputs as fp16; its output leaves L0C as labelled.
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
-        StoredBytes(*big, 1, cube_side && !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
-                                                                                           : big->dtype;
-        cube_side && StoredBytes(*big, 1, !output || fp16_out) < Elements(*big) * ItemSize(big->dtype)
-            ? "float16"
-            : big->dtype;
+        cube_side && StoredBytes(*big, 1, !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
+                                                                                             : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
