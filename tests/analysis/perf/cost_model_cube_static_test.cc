@@ -2,6 +2,8 @@
 // keeps in L1, the rule that tells its records by their block_dim, and the re-read traffic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../../../src/analysis/perf/cost_model_internal.h"
 #include "ascend910_profile.h"
 #include "npugap/analysis/perf/kernel.h"
@@ -57,6 +59,9 @@ TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
   const auto& t = Ascend910();
   ASSERT_TRUE(t.kernel && t.kernel->static_matmul_m_l0);
   // On 32 blocks (the static split) the shape carries m 32 x n 1; on 24 (not it) it does not.
+  // 32 is also a divisor split of 1024 x 48 fractals (the cache tiling's test): the static
+  // schedule takes precedence then.
+  EXPECT_TRUE(HasDivisorSplit(1, 1024, 48, 48, false, 32));
   const auto on32 = DeriveCubeShape("MatMul", MatMul(16384, 768, 768, 32), t);
   const auto on24 = DeriveCubeShape("MatMul", MatMul(16384, 768, 768, 24), t);
   ASSERT_TRUE(on32.ok() && on24.ok());
@@ -79,6 +84,22 @@ TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
   const auto plain = DeriveCubeShape("MatMul", MatMul(16384, 768, 768, 32), no_tile);
   EXPECT_EQ(plain->static_m_cores, 0);
   EXPECT_NE(CubeTime(*plain, 32, no_tile).load, ct.load);
+}
+
+TEST(PerfCubeStatic, AZeroTileInTheProfileIsAnErrorNamingTheField) {
+  const auto bad =
+      LoadEditedAscend910([](nlohmann::json& j) { j["kernel"]["static_matmul_m_l0"]["value"] = 0; });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kernel.static_matmul_m_l0"), std::string::npos)
+      << bad.status().message();
+  // and the retired stand-in is an unknown key now (a warning, not a field the model reads)
+  const auto old = LoadEditedAscend910([](nlohmann::json& j) {
+    j["kernel"]["fp32_matmul_passes"] = {{"value", 4}, {"source", "assumed: old"}, {"confidence", "assumed"}};
+  });
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_TRUE(std::any_of(old->warnings.begin(), old->warnings.end(), [](const std::string& w) {
+    return w.find("fp32_matmul_passes") != std::string::npos;
+  }));
 }
 
 // The stand-in `kernel.fp32_matmul_passes` is gone: float32-labelled A and C (float16 under the
