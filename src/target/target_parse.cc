@@ -224,15 +224,20 @@ void ReadHostAndLinks(ProfileReader& r, const json& root, Target& t) {
   // Optional and may be left out: only the per-kernel cost model reads it (docs/perf.md).
   if (const json* k = root.contains("kernel") ? r.OptionalSection(root, "kernel") : nullptr) {
     r.WarnUnknownKeys(*k, "kernel",
-                      {"launch_overhead", "fp32_matmul_passes", "block_start", "vector_instructions",
-                       "vector_instruction_heads", "dma_instruction_heads", "cube_instruction_heads"});
+                      {"launch_overhead", "block_start", "vector_instructions", "vector_instruction_heads",
+                       "dma_instruction_heads", "cube_instruction_heads", "static_matmul_m_l0"});
     t.kernel = KernelCosts{r.ReadNumber(*k, "kernel.launch_overhead", Dim::kTime, Bound::kNonNegative),
-                           r.ReadNumber(*k, "kernel.fp32_matmul_passes", Dim::kNone, Bound::kPositive),
                            r.ReadNumber(*k, "kernel.block_start", Dim::kTime, Bound::kNonNegative),
                            {},
                            {},
                            {},
-                           {}};
+                           {},
+                           std::nullopt};
+    if (k->contains("static_matmul_m_l0")) {
+      t.kernel->static_matmul_m_l0 = r.ReadOptional(*k, "kernel.static_matmul_m_l0", [&] {
+        return r.ReadCount(*k, "kernel.static_matmul_m_l0", Dim::kNone, Bound::kPositive);
+      });
+    }
     if (const json* vi = k->contains("vector_instructions")
                              ? r.OptionalSection(*k, "kernel.vector_instructions")
                              : nullptr) {

@@ -132,9 +132,8 @@ struct AiCpu {
 
 // Device-side costs of one kernel that no other section holds (Ascend only; docs/perf.md).
 struct KernelCosts {
-  Number launch_overhead;     // seconds: start, scalar setup and completion of one AI Core kernel
-  Number fp32_matmul_passes;  // fp16 cube passes per MAC of a matmul kept in fp32 (1: native fp32)
-  Number block_start;         // seconds: the scheduler's dispatch of each block after the first
+  Number launch_overhead;  // seconds: start, scalar setup and completion of one AI Core kernel
+  Number block_start;      // seconds: the scheduler's dispatch of each block after the first
   // Vector cycles per element on one core, by instruction class ("simple", "transcendental",
   // "divide", "reduce") and dtype ("float16", "float32"); a class left out runs at the full lane
   // rate (compute.vector_width / element bits). docs/perf.md, "Vector".
@@ -149,6 +148,9 @@ struct KernelCosts {
   // Cycles of each cube-side instruction's fixed head on one core ("mad", "load2d", "load3d"),
   // paid per L0 tile step by convolutions (docs/perf.md, "Cube"). Empty: not modelled.
   std::map<std::string, Number> cube_instruction_heads;
+  // Rows of the L0 (= L1) tile of TBE's static matmul schedule (matmul_tiling_gen, not public;
+  // docs/perf.md, "Cube"). Absent: that schedule is not modelled.
+  std::optional<Count> static_matmul_m_l0;
 };
 
 struct Link {

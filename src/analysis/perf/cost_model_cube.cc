@@ -254,14 +254,6 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
     const int64_t n = Elements(c);
     s.out_bytes = n > 0 ? std::max<int64_t>(1, StoredBytes(c, 1, false) / n) : ItemSize(c.dtype);
   }
-  // A matmul the graph keeps in fp32 (A and C labelled float32) has no fp32 cube on a target
-  // whose cube takes fp16 / int8 only: it runs as several fp16 passes (kernel.fp32_matmul_passes).
-  // Convolutions have fp16 kernels only, so their float32 labels are the graph's (docs/perf.md).
-  const bool matmul = cube_op.find("MatMul") != std::string_view::npos;
-  if (matmul && target.kernel && !kernel.inputs.empty() && !kernel.outputs.empty() &&
-      kernel.inputs[0].dtype == "float32" && kernel.outputs[0].dtype == "float32") {
-    s.passes = std::max(1.0, target.kernel->fp32_matmul_passes.value);
-  }
   if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0) {
     return Status::InvalidArgument(
         fmt::format("{}: non-positive matrix view {}x{}x{}x{}", cube_op, s.batch, s.m, s.n, s.k));
@@ -272,6 +264,20 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
     s.m = RoundUp(s.m, f->second.value[0]);
     s.k = RoundUp(s.k, f->second.value[1]);
     s.n = RoundUp(s.n, f->second.value[2]);
+  }
+  // Which tiler cut a 2-D matmul shows in its launched block_dim: the m x n split of TBE's static
+  // schedule (cost_model_cube_static.cc) on the chip's cores. That count can also be a divisor
+  // split of CANN's cache tiling (32 = 32 x 1 over 1024 x 48 fractals); the static schedule is
+  // taken then (a choice, docs/fidelity.md session 14 mmtrue2). Otherwise the split stays the
+  // cache tiling's or the free one (CubeTime). A kernel whose block_dim the model chooses (0: a
+  // lowered graph) shows no tiler and keeps the free split.
+  const bool matmul = cube_op.find("MatMul") != std::string_view::npos;
+  if (matmul && s.batch == 1 && kernel.block_dim > 0 && target.kernel && target.kernel->static_matmul_m_l0) {
+    const StaticSplit split = StaticCoreSplit(s.m, s.n, s.k, target.compute.cube_cores.value);
+    if (split.m * split.n == kernel.block_dim) {
+      s.static_m_cores = split.m;
+      s.static_n_cores = split.n;
+    }
   }
   return s;
 }

@@ -33,7 +33,7 @@ int64_t Down16(double v) { return std::max<int64_t>(16, static_cast<int64_t>(v) 
 
 // Per-core rates and sizes, from the profile.
 struct Core {
-  double macs_per_cycle = 0, passes = 1;
+  double macs_per_cycle = 0;
   double gm = 32, l2 = 32, l0a = 512, l0b = 256, out = 32;  // bytes per cycle
   double l1 = 1 << 20, l0a_size = 64 << 10, l0b_size = 64 << 10, l0c_size = 128 << 10;
   double in_bytes = 2, out_bytes = 2, a_read = 1, b_read = 1;  // bytes read per matrix element
@@ -66,7 +66,7 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   const int64_t n0 = TileAtMost(c, n, Down16(sums / static_cast<double>(m0)));
   const int64_t k0 = TileAtMost(
       c, k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
-  const double mad = static_cast<double>(m0 * n0 * k0) * c.passes / c.macs_per_cycle + c.mad_head;
+  const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle + c.mad_head;
   const double mte1_a = m0 * k0 * c.in_bytes / c.l0a + c.a_head,
                mte1_b = k0 * n0 * c.in_bytes / c.l0b + c.b_head;
   const double mte1 = c.mte1_serial ? mte1_a + mte1_b : std::max(mte1_a, mte1_b);
@@ -134,6 +134,34 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   return best;
 }
 
+// One core's share under TBE's static schedule (cost_model_cube_static.cc): the L1 tile is the L0
+// tile m0 x n0 (m0 from the profile, n0 and k0 filling half of L0C / L0A / L0B), the operand
+// that is not kept in L1 is loaded again for every tile of the other axis, and the loads are
+// double-buffered against the MADs (`m_l1_double_buffer` = 2 unless a tile is the whole share).
+CoreCycles StaticCore(const Core& c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
+  const int64_t m0 = std::min(m, Down16(static_cast<double>(m_l0)));
+  const int64_t n0 = std::min(n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
+  const int64_t k0 =
+      std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle;
+  const double mte1 = std::max(m0 * k0 * c.in_bytes / c.l0a, k0 * n0 * c.in_bytes / c.l0b);
+  const double tiles = static_cast<double>(CeilDiv(m, m0) * CeilDiv(n, n0));
+  const double tile_k = static_cast<double>(CeilDiv(k, k0)) * std::max(mad, mte1);
+  const StaticReads reads = StaticOperandReads(m, n, k, m0, n0, c.l1, c.in_bytes);
+  // The first read of each operand comes from GM; every further one too: each tile's load is
+  // its own GM -> L1 copy (MTE2), at gm_to_l1.
+  const double a = m * k * c.in_bytes, b = k * n * c.in_bytes;
+  const double load = (a * reads.a_times + b * reads.b_times) / c.gm;
+  const double drain = m0 * n0 * c.out_bytes / c.out;
+  CoreCycles r;
+  r.mad = tiles * static_cast<double>(CeilDiv(k, k0)) * mad;
+  r.load = load;
+  r.drain = tiles * drain;
+  const double main = tiles * std::max(load / tiles, tile_k);
+  r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
+  return r;
+}
+
 }  // namespace
 
 CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) {
@@ -146,7 +174,6 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                          (s.m / s.a_expand + s.n / s.b_expand) * s.in_bytes) +
                     static_cast<int64_t>(static_cast<double>(s.batch * s.m * s.n * s.out_bytes) * s.c_expand);
   if (c.macs_per_cycle <= 0 || clock <= 0) return t;
-  c.passes = s.passes;
   c.in_bytes = static_cast<double>(s.in_bytes);
   c.out_bytes = static_cast<double>(s.out_bytes);
   c.a_read = 1.0 / s.a_expand;
@@ -193,7 +220,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   const int64_t m16 = std::max<int64_t>(1, CeilDiv(s.m, 16)), n16 = std::max<int64_t>(1, CeilDiv(s.n, 16)),
                 k16 = std::max<int64_t>(1, CeilDiv(s.k, 16));
   c.divisors = s.divisor_tiling && HasDivisorSplit(s.batch, m16, n16, k16, s.split_k, n_cores);
-  const std::array<double, 29> key = {static_cast<double>(s.batch),
+  const int64_t m_l0 =
+      target.kernel && target.kernel->static_matmul_m_l0 ? target.kernel->static_matmul_m_l0->value : 0;
+  const std::array<double, 30> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -202,7 +231,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.a_read,
                                       c.b_read,
                                       c.c_write,
-                                      c.passes,
+                                      static_cast<double>(s.static_m_cores * 1000 + s.static_n_cores),
                                       s.split_k ? 1.0 : 0.0,
                                       static_cast<double>(cores),
                                       clock,
@@ -221,8 +250,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.a_head,
                                       c.b_head,
                                       static_cast<double>(s.images),
-                                      c.divisors ? 1.0 : 0.0};
-  thread_local std::map<std::array<double, 29>, CubeTimes> cache;
+                                      c.divisors ? 1.0 : 0.0,
+                                      static_cast<double>(m_l0)};
+  thread_local std::map<std::array<double, 30>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 
@@ -235,9 +265,14 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   const int64_t m16_image = m16 / images;
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
+  if (s.static_m_cores > 0 && s.static_n_cores > 0 && m_l0 > 0) {
+    best = StaticCore(c, 16 * CeilDiv(m16, s.static_m_cores), 16 * CeilDiv(n16, s.static_n_cores), 16 * k16,
+                      m_l0);
+  }
   std::vector<std::array<int64_t, 4>> tried;
   const auto cut = [&c](int64_t extent, int64_t parts) { return !c.divisors || extent % parts == 0; };
-  for (int64_t bd = 1; bd <= std::min<int64_t>(s.batch, n_cores); ++bd) {
+  for (int64_t bd = 1; (s.static_m_cores == 0 || m_l0 == 0) && bd <= std::min<int64_t>(s.batch, n_cores);
+       ++bd) {
     if (!cut(s.batch, bd)) continue;
     for (int64_t id = 1; id <= std::min<int64_t>(images, n_cores / bd); ++id) {
       for (int64_t md = 1; md <= std::min<int64_t>(m16_image, n_cores / (bd * id)); ++md) {

@@ -95,7 +95,6 @@ struct CubeShape {
   int64_t out_bytes = 2;              // bytes per element of C as stored
   double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
   double c_expand = 1;                // elements written per element of C (dilated to a larger dx)
-  double passes = 1;                  // fp16 cube passes per MAC (an fp32 matmul on an fp16 cube)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
   // A convolution's unfolded operand is built by load3d (img2col, L1 -> L0A or L0B), which
   // writes fewer bytes per cycle than load2d; a 1x1 stride-1 one is plain load2d (kNone).
@@ -112,6 +111,9 @@ struct CubeShape {
   // A matmul tiled by CANN's cache tiling (cost_model_cube_divisors.cc): the block split and the
   // L0 tile divide the fractal counts, when the launched block_dim is such a split.
   bool divisor_tiling = false;
+  // A matmul tiled by TBE's static schedule (cost_model_cube_static.cc): its launched block_dim is
+  // that schedule's m x n core split, given here (0 x 0: another tiler).
+  int64_t static_m_cores = 0, static_n_cores = 0;
   // Elements of the record's operands the kernel never reads (a 1x1 window at stride_h > 1 brings
   // only every stride_h-th row of x into L1): not moved by the cube, nor by the vector path.
   int64_t unread_elements = 0;
@@ -161,6 +163,19 @@ CubeTimes CubeTime(const CubeShape& shape, int cores, const target::Target& targ
 // (x k, when k may be split) fractals can be cut into exactly `blocks` such parts.
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
 bool HasDivisorSplit(int64_t batch, int64_t m16, int64_t n16, int64_t k16, bool split_k, int64_t blocks);
+
+// TBE's static matmul schedule (cost_model_cube_static.cc): its m x n core split for an m x k x n
+// matmul (elements, m and n whole fractals) on `core_num` cores, and how many times one core
+// reads its share of A and of B with the L1 (= L0) tile m0 x n0.
+struct StaticSplit {
+  int64_t m = 1, n = 1;
+};
+StaticSplit StaticCoreSplit(int64_t m, int64_t n, int64_t k, int64_t core_num);
+struct StaticReads {
+  double a_times = 1, b_times = 1;
+};
+StaticReads StaticOperandReads(int64_t m, int64_t n, int64_t k, int64_t m0, int64_t n0, double l1_bytes,
+                               double item_bytes);
 
 // Seconds of the vector / MTE pipes for moving `in_bytes` / `out_bytes` over `cores` cores.
 struct MoveTimes {
