@@ -58,6 +58,10 @@ bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
 // BatchNorm's kernels (and the convolutions they are fused into) take their per-channel tensors
 // (statistics, gamma / beta and their gradients) in NC1HWC0 as [1, C1, 1, 1, C0], as every BN
 // record of the ResNet-50 calibration lists them.
+// A tensor the op mapping built in its NC1HWC0 device shape already (MaxPoolWithArgmax's uint16
+// argmax, [N, C1, kh * kw, fractals, 16]): it keeps that format beside the op's other operands.
+bool Prebuilt5hd(const OpTensor& t) { return t.format == Format::kNc1hwc0 && t.shape.size() == 5; }
+
 bool TakesChannelsIn5hd(const std::string& t) { return Contains(t, "BNTraining") || t == "FusedDbnDw"; }
 
 // The format a conv-family op wants for one operand.
@@ -136,7 +140,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ ||
                 f == Format::kC1hwncoc0;
       for (const OpTensor& t : op.inputs) {
-        if (t.shape.size() < 2 || row_stat(t)) continue;
+        if (t.shape.size() < 2 || row_stat(t) || Prebuilt5hd(t)) continue;
         if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
         if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
         if ((f == Format::kFractalZ || f == Format::kC1hwncoc0) && t.shape != op.inputs[0].shape) ok = false;
@@ -154,6 +158,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
     }
     const auto per_channel = [&](const OpTensor& t) { return channels && t.shape == op.inputs[0].shape; };
     auto wanted = [&](const OpTensor& t, size_t slot) {
+      if (Prebuilt5hd(t)) return Format::kNc1hwc0;
       switch (family) {
         case Family::kConv:
           return ConvFormat(op, t, IsFilterSlot(op, t, slot));
@@ -230,6 +235,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
           f = Format::kNd;
           break;
       }
+      if (Prebuilt5hd(t)) f = Format::kNc1hwc0;
       t.format = f;
       where[t.value] = {f, t.shape};
     }
