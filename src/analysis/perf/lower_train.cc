@@ -253,6 +253,9 @@ class Backward {
       // the mask only (the records' FusionOp_Conv2DBackpropInput_ReluGradV2).
       if (sum) in.push_back(g);
       if (act == "ReluGradV2") in.push_back(ReluMask(producer));
+      if (act == "GeLUGrad") {
+        for (const OpTensor& t : GeluOperands(producer)) in.push_back(t);
+      }
       DeviceOp& op = Emit(type, cat, phase, std::move(in), {g}, name);
       op.fused_by = kDxFusion;
       return;
@@ -261,8 +264,13 @@ class Backward {
     if (sum) Emit("AddN", Category::kVector, phase, {g, g}, {g}, name);
     if (!act.empty()) {
       const DeviceOp& p = fwd_[static_cast<size_t>(producer)];
-      const OpTensor saved = act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back();
-      Emit(act, Category::kVector, phase, {g, saved}, {g}, p.name);
+      std::vector<OpTensor> in = {g};
+      if (act == "GeLUGrad") {
+        for (const OpTensor& t : GeluOperands(producer)) in.push_back(t);
+      } else {
+        in.push_back(act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back());
+      }
+      Emit(act, Category::kVector, phase, std::move(in), {g}, p.name);
     }
   }
   // The bit mask ReluV2 writes beside its output for ReluGradV2, made on first use: ND uint8
@@ -286,6 +294,24 @@ class Backward {
     fwd.outputs.push_back(mask);
     relu_mask_.emplace(producer, mask);
     return mask;
+  }
+
+  // GeLUGrad(dy, x, y) reads the GeLU's input and output (TBE gelu_grad; the records'
+  // GeLUGrad and FusionOp_MatMul_GeLUGrad list both). A GeLU fused into the matmul before it
+  // then keeps the matmul result as a second output for the backward (the records'
+  // FusionOp_MatMul_GeLU writes two FRACTAL_NZ tensors), made on first use.
+  std::vector<OpTensor> GeluOperands(int producer) {
+    const DeviceOp& f = fwd_[static_cast<size_t>(producer)];
+    if (f.outputs.empty()) return {};
+    const OpTensor& y = f.outputs[0];
+    if (f.op_type == "GeLU" && !f.inputs.empty()) return {f.inputs[0], y};
+    auto it = gelu_input_.find(producer);
+    if (it == gelu_input_.end()) {
+      OpTensor x = Fresh(y);
+      out_[static_cast<size_t>(producer)].outputs.push_back(x);  // out_ starts as a copy of fwd_
+      it = gelu_input_.emplace(producer, x).first;
+    }
+    return {it->second, y};
   }
 
   int& pending_for(int value) {
@@ -725,7 +751,8 @@ class Backward {
   std::vector<DeviceOp> out_, deferred_;
   std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
-  std::unordered_map<int, OpTensor> relu_mask_;  // forward op index -> its ReluV2 mask
+  std::unordered_map<int, OpTensor> relu_mask_;   // forward op index -> its ReluV2 mask
+  std::unordered_map<int, OpTensor> gelu_input_;  // forward op index -> its fused GeLU's input
   std::unordered_set<int> act_done_, seen_params_;
   int64_t parameters_ = 0, gradient_bytes_ = 0;
 };

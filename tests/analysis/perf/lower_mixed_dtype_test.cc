@@ -243,5 +243,34 @@ TEST(LowerMixedDtypeTest, EagerModeRunsTheBnReduceGradAndTheBackwardsParts) {
   EXPECT_TRUE(All(*off, "FusionOp_Conv2DBackpropInput_AddN_ReluGradV2").empty());
 }
 
+TEST(LowerMixedDtypeTest, GeluGradReadsTheGeluInputAndOutput) {
+  // x -> dense -> GELU (Erf form, which the graph passes make one GeLU and UB fusion puts into
+  // the matmul) -> dense -> y: FusionOp_MatMul_GeLU keeps the matmul result as a second output,
+  // and the backward's FusionOp_MatMul_GeLUGrad reads (dy, w, x, y), as the BERT records list them.
+  ModelBuilder b(17);
+  b.Input("x", {4, 8, 32}).Output("y", {4, 8, 16});
+  b.FloatInitializer("w1", {32, 64}, Fill(32 * 64)).FloatInitializer("w2", {64, 16}, Fill(64 * 16));
+  b.FloatInitializer("sqrt2", {}, {1.4142135f}).FloatInitializer("one", {}, {1.0f});
+  b.FloatInitializer("half", {}, {0.5f});
+  b.Node("MatMul", {"x", "w1"}, {"h"}, "fc1");
+  b.Node("Div", {"h", "sqrt2"}, {"d"}, "gelu_div");
+  b.Node("Erf", {"d"}, {"e"}, "gelu_erf");
+  b.Node("Add", {"e", "one"}, {"a"}, "gelu_add");
+  b.Node("Mul", {"h", "a"}, {"m"}, "gelu_mul");
+  b.Node("Mul", {"m", "half"}, {"g"}, "gelu_half");
+  b.Node("MatMul", {"g", "w2"}, {"y"}, "fc2");
+  const Lowering l = Step(b, "allow_mix_precision", Optimizer::kLamb);
+  const auto fwd = All(l, "FusionOp_MatMul_GeLU");
+  const auto bwd = All(l, "FusionOp_MatMul_GeLUGrad");
+  ASSERT_EQ(fwd.size(), 1u);
+  ASSERT_EQ(bwd.size(), 1u);
+  ASSERT_EQ(fwd[0]->outputs.size(), 2u);
+  EXPECT_EQ(fwd[0]->outputs[0].shape, fwd[0]->outputs[1].shape);
+  ASSERT_EQ(bwd[0]->inputs.size(), 4u);
+  EXPECT_EQ(bwd[0]->inputs[2].shape, fwd[0]->outputs[0].shape);
+  EXPECT_EQ(bwd[0]->inputs[3].shape, fwd[0]->outputs[0].shape);
+  for (const Operand& o : bwd[0]->inputs) EXPECT_EQ(o.dtype, "float16");
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
