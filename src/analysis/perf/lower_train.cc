@@ -626,6 +626,13 @@ class Backward {
       Contribute(acts[0], grad_type, Category::kVector, bw, {acts[0], dy, f.outputs[1]}, name);
       return;
     }
+    if (grad_type == "SoftmaxGradExt" && !acts.empty() && !f.outputs.empty()) {
+      // SoftmaxGradExt(dy, y, scale): the softmax gradient reads the softmax's output and a
+      // scalar (TBE softmax_grad_ext's grad, x1, x2; every BERT record lists the three).
+      const OpTensor scale{next_id_--, dy.dtype, {}, Format::kNd, false};
+      Contribute(acts[0], grad_type, Category::kVector, bw, {dy, f.outputs[0], scale}, name);
+      return;
+    }
     if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
       // DropoutDoMask(dy, mask, keep_prob): the backward reapplies the forward's mask.
       Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);

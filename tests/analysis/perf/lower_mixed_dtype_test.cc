@@ -34,6 +34,16 @@ std::vector<const Kernel*> All(const Lowering& l, const std::string& type) {
   return out;
 }
 
+// The only forward kernel of `fwd` and the only backward kernel of `bwd` (null when not one each).
+std::pair<const Kernel*, const Kernel*> OneEach(const Lowering& l, const std::string& fwd,
+                                                const std::string& bwd) {
+  const auto f = All(l, fwd), b = All(l, bwd);
+  EXPECT_EQ(f.size(), 1u) << fwd;
+  EXPECT_EQ(b.size(), 1u) << bwd;
+  if (f.size() != 1 || b.size() != 1) return {nullptr, nullptr};
+  return {f[0], b[0]};
+}
+
 std::vector<std::string> Dtypes(const std::vector<Operand>& ops) {
   std::vector<std::string> out;
   for (const Operand& o : ops) out.push_back(o.dtype);
@@ -260,16 +270,30 @@ TEST(LowerMixedDtypeTest, GeluGradReadsTheGeluInputAndOutput) {
   b.Node("Mul", {"m", "half"}, {"g"}, "gelu_half");
   b.Node("MatMul", {"g", "w2"}, {"y"}, "fc2");
   const Lowering l = Step(b, "allow_mix_precision", Optimizer::kLamb);
-  const auto fwd = All(l, "FusionOp_MatMul_GeLU");
-  const auto bwd = All(l, "FusionOp_MatMul_GeLUGrad");
-  ASSERT_EQ(fwd.size(), 1u);
-  ASSERT_EQ(bwd.size(), 1u);
-  ASSERT_EQ(fwd[0]->outputs.size(), 2u);
-  EXPECT_EQ(fwd[0]->outputs[0].shape, fwd[0]->outputs[1].shape);
-  ASSERT_EQ(bwd[0]->inputs.size(), 4u);
-  EXPECT_EQ(bwd[0]->inputs[2].shape, fwd[0]->outputs[0].shape);
-  EXPECT_EQ(bwd[0]->inputs[3].shape, fwd[0]->outputs[0].shape);
-  for (const Operand& o : bwd[0]->inputs) EXPECT_EQ(o.dtype, "float16");
+  const auto [fwd, bwd] = OneEach(l, "FusionOp_MatMul_GeLU", "FusionOp_MatMul_GeLUGrad");
+  ASSERT_NE(fwd, nullptr);
+  ASSERT_EQ(fwd->outputs.size(), 2u);
+  EXPECT_EQ(fwd->outputs[0].shape, fwd->outputs[1].shape);
+  ASSERT_EQ(bwd->inputs.size(), 4u);
+  EXPECT_EQ(bwd->inputs[2].shape, fwd->outputs[0].shape);
+  EXPECT_EQ(bwd->inputs[3].shape, fwd->outputs[0].shape);
+  for (const Operand& o : bwd->inputs) EXPECT_EQ(o.dtype, "float16");
+}
+
+TEST(LowerMixedDtypeTest, SoftmaxGradExtReadsDyTheSoftmaxOutputAndAScalar) {
+  // x -> dense -> Softmax -> y: SoftmaxGradExt(dy, y, scale), all fp16 after the fp16 matmul.
+  ModelBuilder b(17);
+  b.Input("x", {4, 8, 32}).Output("y", {4, 8, 16});
+  b.FloatInitializer("w", {32, 16}, Fill(32 * 16));
+  b.Node("MatMul", {"x", "w"}, {"m"}, "dense");
+  b.Node("Softmax", {"m"}, {"y"}, "softmax");
+  const Lowering l = Step(b, "allow_mix_precision", Optimizer::kLamb);
+  const auto [sm, grad] = OneEach(l, "Softmax", "SoftmaxGradExt");
+  ASSERT_NE(sm, nullptr);
+  ASSERT_EQ(grad->inputs.size(), 3u);
+  EXPECT_EQ(grad->inputs[1].shape, sm->outputs[0].shape);
+  EXPECT_TRUE(grad->inputs[2].shape.empty());
+  EXPECT_EQ(Dtypes(grad->inputs), (std::vector<std::string>{"float16", "float16", "float16"}));
 }
 
 }  // namespace
