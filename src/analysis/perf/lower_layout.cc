@@ -135,7 +135,14 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
              !op.inputs.empty() && op.inputs[0].shape.size() >= 2 && op.inputs[0].shape.back() > 1;
     };
     if (family == Family::kFollow && !op.inputs.empty()) {
-      auto it = where.find(op.inputs[0].value);
+      // An optimizer kernel runs where its weight lives (FracZ filters, ND dense weights: the
+      // records' FusedMulApplyMomentum on FracZ, LambApplyOptimizerAssign on ND), not where the
+      // gradient it reads first was written.
+      const auto weight =
+          std::find_if(op.inputs.begin(), op.inputs.end(), [](const OpTensor& t) { return t.weight; });
+      const OpTensor& lead =
+          op.phase == Phase::kOptimizer && weight != op.inputs.end() ? *weight : op.inputs[0];
+      auto it = where.find(lead.value);
       const Format f = it != where.end() ? it->second.format : Format::kNd;
       bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ ||
                 f == Format::kC1hwncoc0;
@@ -238,6 +245,11 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       if (Prebuilt5hd(t)) f = Format::kNc1hwc0;
       t.format = f;
       where[t.value] = {f, t.shape};
+      // A kernel that writes a value again (LAMB's clipping RealDiv on the gradient) makes the
+      // conversions of its earlier contents stale: a later reader converts the new contents.
+      for (Format stale :
+           {Format::kNd, Format::kNc1hwc0, Format::kFractalZ, Format::kFractalNz, Format::kC1hwncoc0})
+        converted.erase({t.value, stale});
     }
     out.push_back(std::move(op));
   }

@@ -296,5 +296,31 @@ TEST(LowerMixedDtypeTest, SoftmaxGradExtReadsDyTheSoftmaxOutputAndAScalar) {
   EXPECT_EQ(Dtypes(grad->inputs), (std::vector<std::string>{"float16", "float16", "float16"}));
 }
 
+TEST(LowerMixedDtypeTest, LambRunsWhereItsWeightLivesAndReadsTheClippedGradient) {
+  // The dense weight is ND: its LAMB update runs in ND (the records' LambApplyOptimizerAssign),
+  // so the FRACTAL_NZ weight gradient is converted for it, not the weight and its states into
+  // NZ; and the clipping RealDiv rewrites the gradient, so the update converts the clipped
+  // gradient, not the copy SquareSumV1 read before (two NZ -> ND TransData per matmul gradient,
+  // as the records have 153 for 76).
+  const Lowering l = Step(LayerNormThenDense(), "allow_mix_precision", Optimizer::kLamb);
+  int nd_updates = 0;
+  for (const Kernel* k : All(l, "LambApplyOptimizerAssign")) {
+    for (const Operand& o : k->inputs) EXPECT_EQ(o.format, "ND");
+    ++nd_updates;
+  }
+  EXPECT_GE(nd_updates, 1);
+  int to_nz = 0, to_nd = 0;
+  for (const LoweredKernel& k : l.kernels) {
+    if (k.kernel.op_type != "TransData" || k.kernel.inputs[0].dtype != "float32") continue;
+    to_nz += k.kernel.outputs[0].format == "FRACTAL_NZ" && k.phase == Phase::kOptimizer ? 1 : 0;
+    to_nd += k.kernel.inputs[0].format == "FRACTAL_NZ" && k.kernel.outputs[0].format == "ND" &&
+                     k.kernel.inputs[0].shape == std::vector<int64_t>{1, 2, 16, 16}
+                 ? 1
+                 : 0;
+  }
+  EXPECT_EQ(to_nz, 0);
+  EXPECT_EQ(to_nd, 2);  // the [32, 16] weight gradient: for SquareSumV1 and for the update
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
