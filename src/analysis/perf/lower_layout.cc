@@ -244,12 +244,14 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       }
       if (Prebuilt5hd(t)) f = Format::kNc1hwc0;
       t.format = f;
-      where[t.value] = {f, t.shape};
       // A kernel that writes a value again (LAMB's clipping RealDiv on the gradient) makes the
       // conversions of its earlier contents stale: a later reader converts the new contents.
-      for (Format stale :
-           {Format::kNd, Format::kNc1hwc0, Format::kFractalZ, Format::kFractalNz, Format::kC1hwncoc0})
-        converted.erase({t.value, stale});
+      const bool first_write = where.insert_or_assign(t.value, Placed{f, t.shape}).second;
+      if (!first_write) {
+        for (Format stale :
+             {Format::kNd, Format::kNc1hwc0, Format::kFractalZ, Format::kFractalNz, Format::kC1hwncoc0})
+          converted.erase({t.value, stale});
+      }
     }
     out.push_back(std::move(op));
   }
