@@ -8,6 +8,35 @@ import csv
 
 KEY_COLUMNS = ("op_type", "block_dim", "inputs", "outputs", "time_us")
 
+# `--dtype-labels typeid-shifted`: the calibration files' labels are one MindSpore TypeId early
+# (src/analysis/perf/dtype_labels.cc has the evidence and the same table); each label is read as
+# the type after it. Labels with no sized successor have no reading.
+DTYPE_LABEL_READINGS = ("as-written", "typeid-shifted")
+TYPEID_SHIFT = {"number_type_begin": "bool", "int8": "int16", "int16": "int32", "int32": "int64",
+                "uint32": "uint8", "uint8": "uint16", "uint16": "uint32", "float32": "float16",
+                "float16": "float32"}
+
+
+def read_dtype_labels(prog, path, rows, reading):
+    """Rewrites the inputs / outputs operands of `rows` ("format:dtype:shape;...") to `reading`."""
+    if reading == "as-written":
+        return rows
+    for line, r in enumerate(rows, start=2):
+        for col in ("inputs", "outputs"):
+            ops = []
+            for o in (r[col] or "").split(";"):
+                if not o:
+                    continue
+                parts = o.split(":")
+                if len(parts) < 2 or parts[1] not in TYPEID_SHIFT:
+                    label = parts[1] if len(parts) > 1 else ""
+                    raise SystemExit(f"{prog}: {path}:{line}: column '{col}': operand '{o}': dtype label "
+                                     f"'{label}' has no typeid-shifted reading")
+                parts[1] = TYPEID_SHIFT[parts[1]]
+                ops.append(":".join(parts))
+            r[col] = ";".join(ops)
+    return rows
+
 
 def read(prog, path, columns=KEY_COLUMNS, numeric=("time_us",), optional_numeric=()):
     """The rows of `path` as dicts; `numeric` columns as floats, `optional_numeric` as floats or None."""

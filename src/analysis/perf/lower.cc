@@ -183,7 +183,7 @@ Expected<Lowering> Lower(const ir::Model& model, const target::Target& target, c
   if (options.train) {
     const bool mixed = result.precision_mode.find("mix") != std::string::npos;
     TrainingInfo info;
-    ops = AddTraining(std::move(ops), options.optimizer, mixed, &info);
+    ops = AddTraining(std::move(ops), options.optimizer, mixed, &info, switches);
     result.parameters = info.parameters;
     result.gradient_bytes = info.gradient_bytes;
   }

@@ -58,6 +58,10 @@ bool IsFilterSlot(const DeviceOp& op, const OpTensor& t, size_t slot) {
 // BatchNorm's kernels (and the convolutions they are fused into) take their per-channel tensors
 // (statistics, gamma / beta and their gradients) in NC1HWC0 as [1, C1, 1, 1, C0], as every BN
 // record of the ResNet-50 calibration lists them.
+// A tensor the op mapping built in its NC1HWC0 device shape already (MaxPoolWithArgmax's uint16
+// argmax, [N, C1, kh * kw, fractals, 16]): it keeps that format beside the op's other operands.
+bool Prebuilt5hd(const OpTensor& t) { return t.format == Format::kNc1hwc0 && t.shape.size() == 5; }
+
 bool TakesChannelsIn5hd(const std::string& t) { return Contains(t, "BNTraining") || t == "FusedDbnDw"; }
 
 // The format a conv-family op wants for one operand.
@@ -131,12 +135,19 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
              !op.inputs.empty() && op.inputs[0].shape.size() >= 2 && op.inputs[0].shape.back() > 1;
     };
     if (family == Family::kFollow && !op.inputs.empty()) {
-      auto it = where.find(op.inputs[0].value);
+      // An optimizer kernel runs where its weight lives (FracZ filters, ND dense weights: the
+      // records' FusedMulApplyMomentum on FracZ, LambApplyOptimizerAssign on ND), not where the
+      // gradient it reads first was written.
+      const auto weight =
+          std::find_if(op.inputs.begin(), op.inputs.end(), [](const OpTensor& t) { return t.weight; });
+      const OpTensor& lead =
+          op.phase == Phase::kOptimizer && weight != op.inputs.end() ? *weight : op.inputs[0];
+      auto it = where.find(lead.value);
       const Format f = it != where.end() ? it->second.format : Format::kNd;
       bool ok = f == Format::kFractalNz || f == Format::kNc1hwc0 || f == Format::kFractalZ ||
                 f == Format::kC1hwncoc0;
       for (const OpTensor& t : op.inputs) {
-        if (t.shape.size() < 2 || row_stat(t)) continue;
+        if (t.shape.size() < 2 || row_stat(t) || Prebuilt5hd(t)) continue;
         if (f == Format::kNc1hwc0 && (t.shape.size() != 4 || t.shape[1] != op.inputs[0].shape[1])) ok = false;
         if (f == Format::kFractalNz && t.shape.back() != op.inputs[0].shape.back()) ok = false;
         if ((f == Format::kFractalZ || f == Format::kC1hwncoc0) && t.shape != op.inputs[0].shape) ok = false;
@@ -154,6 +165,7 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
     }
     const auto per_channel = [&](const OpTensor& t) { return channels && t.shape == op.inputs[0].shape; };
     auto wanted = [&](const OpTensor& t, size_t slot) {
+      if (Prebuilt5hd(t)) return Format::kNc1hwc0;
       switch (family) {
         case Family::kConv:
           return ConvFormat(op, t, IsFilterSlot(op, t, slot));
@@ -230,8 +242,16 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
           f = Format::kNd;
           break;
       }
+      if (Prebuilt5hd(t)) f = Format::kNc1hwc0;
       t.format = f;
-      where[t.value] = {f, t.shape};
+      // A kernel that writes a value again (LAMB's clipping RealDiv on the gradient) makes the
+      // conversions of its earlier contents stale: a later reader converts the new contents.
+      const bool first_write = where.insert_or_assign(t.value, Placed{f, t.shape}).second;
+      if (!first_write) {
+        for (Format stale :
+             {Format::kNd, Format::kNc1hwc0, Format::kFractalZ, Format::kFractalNz, Format::kC1hwncoc0})
+          converted.erase({t.value, stale});
+      }
     }
     out.push_back(std::move(op));
   }

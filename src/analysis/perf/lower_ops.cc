@@ -200,30 +200,30 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       const std::vector<int64_t> k = node.GetInts("kernel_shape");
       op.window = ir::Shape(k.begin(), k.end());
     }
-    // Training MaxPool also writes the argmax MaxPoolGradWithArgmax reads: uint8
-    // [N, C1, kh * kw, ceil(Ho * Wo / 16) + 1, 16] (the calibration's NC1HWC0 32x4x9x197x16 for a
-    // 3x3 pool of 64 channels to 56x56). Held as that 5-D shape in ND: NC1HWC0 would block uint8
-    // by its own C0 of 32, not by the 16 channels of the fp16 data it indexes.
+    // Training MaxPool also writes the argmax MaxPoolGradWithArgmax reads: uint16 NC1HWC0
+    // [N, C1, kh * kw, ceil(Ho * Wo / 16) + 1, 16] (TBE max_pool_with_argmax's op info; the
+    // calibration's NC1HWC0 32x4x9x197x16 for a 3x3 pool of 64 channels to 56x56, read
+    // typeid-shifted). Built in that 5-D shape, which the layout keeps.
     const int side_id = -static_cast<int>(2 * n + 1000000);  // as BN's statistics below
     if (train && node.op_type == "MaxPool" && op.window.size() == 2 && op.outputs.size() == 1 &&
         op.outputs[0].shape.size() == 4) {
       const ir::Shape& y = op.outputs[0].shape;
       op.outputs.push_back(
           {side_id,
-           ir::DType::kUInt8,
+           ir::DType::kUInt16,
            {y[0], (y[1] + 15) / 16, op.window[0] * op.window[1], (y[2] * y[3] + 15) / 16 + 1, 16},
-           Format::kNd,
+           Format::kNc1hwc0,
            false});
     }
     // Training Dropout is DropoutDoMask(x, mask, keep_prob): the mask MindSpore's DropoutGenMask
-    // makes is ND uint32 of numel / 8 elements in both BERT calibration records (12,582,912
-    // elements -> 1,572,864); ONNX's ratio / training_mode inputs and its mask output are not
-    // kernel operands.
+    // makes is ND uint8 of numel / 8 elements, one bit per element, in both BERT calibration
+    // records read typeid-shifted (12,582,912 elements -> 1,572,864; labelled uint32 as written);
+    // ONNX's ratio / training_mode inputs and its mask output are not kernel operands.
     if (train && node.op_type == "Dropout" && !op.inputs.empty()) {
       const OpTensor x = op.inputs[0];
       const int64_t numel = internal::Numel(x.shape);
       op.inputs = {x,
-                   {side_id, ir::DType::kUInt32, {(numel + 7) / 8}, Format::kNd, false},
+                   {side_id, ir::DType::kUInt8, {(numel + 7) / 8}, Format::kNd, false},
                    {side_id - 1, x.dtype, {}, Format::kNd, false}};
       op.outputs.resize(1);
     }
@@ -275,6 +275,13 @@ Expected<std::vector<DeviceOp>> MapNodes(const ir::Graph& g, const ShapeList& sh
       reduce.atomic_output = true;
       op.inputs.push_back(reduce.outputs[0]);
       op.inputs.push_back(reduce.outputs[1]);
+      // BNTrainingUpdate writes y and four fp32 channel vectors: mean, variance, batch_mean,
+      // batch_variance (TBE bn_training_update; every update record lists them, before y's ReLU
+      // output in the fused ones). The ONNX running-statistics outputs are those, not kernels'.
+      const int update_id = -static_cast<int>(4 * n + 3000000);
+      op.outputs.resize(1);
+      for (int i = 0; i < 4; ++i)
+        op.outputs.push_back({update_id - i, ir::DType::kFloat32, {c}, Format::kNd, false});
       ops.push_back(std::move(reduce));
     }
     ops.push_back(std::move(op));

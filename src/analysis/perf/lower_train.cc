@@ -11,6 +11,7 @@
 //           SquareSum / ClipByNormNoDivSum / LambApply* (BERT), Adam (MindSpore nn.Adam),
 //           AdamApplyOne(WithDecay)Assign (AdamWeightDecay, --optimizer adamw).
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,6 +23,10 @@ namespace npugap::analysis::perf {
 namespace {
 
 using internal::Numel;
+
+// The UB fusion passes that make the backward's fused kernels.
+constexpr const char* kDxFusion = "TbeConv2DBackpropElemwiseFusionPass";
+constexpr const char* kUnscaleFusion = "TbeMatmulElemwiseFusionPass";
 
 std::vector<std::string> Components(const std::string& type) {
   std::vector<std::string> out;
@@ -54,8 +59,14 @@ std::string ActivationGrad(const std::string& op_type) {
 
 class Backward {
  public:
-  Backward(const std::vector<DeviceOp>& fwd, Optimizer opt, bool mixed)
-      : fwd_(fwd), graph_(fwd), next_id_(internal::NextFreeId(fwd)), opt_(opt), mixed_(mixed) {
+  Backward(const std::vector<DeviceOp>& fwd, Optimizer opt, bool mixed, bool fuse_dx, bool fuse_unscale)
+      : fwd_(fwd),
+        graph_(fwd),
+        next_id_(internal::NextFreeId(fwd)),
+        opt_(opt),
+        mixed_(mixed),
+        fuse_dx_(fuse_dx),
+        fuse_unscale_(fuse_unscale) {
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.inputs) {
         if (!t.weight && graph_.Producer(t.value) >= 0) ++need_[t.value];
@@ -86,6 +97,12 @@ class Backward {
     OpTensor t = like;
     t.value = next_id_--;
     t.weight = false;
+    return t;
+  }
+  // A new tensor that holds the gradient of forward value `v` (AssignDtypes stores it in v's dtype).
+  OpTensor GradOf(const OpTensor& v) {
+    OpTensor t = Fresh(v);
+    t.grad_of = v.value;
     return t;
   }
   OpTensor Scalar(ir::DType dtype, int64_t n) { return {next_id_--, dtype, {n}, Format::kNd, false}; }
@@ -121,7 +138,7 @@ class Backward {
   // The gradient of a forward value, created on first use.
   OpTensor Grad(const OpTensor& v) {
     auto it = grad_.find(v.value);
-    if (it == grad_.end()) it = grad_.emplace(v.value, Fresh(v)).first;
+    if (it == grad_.end()) it = grad_.emplace(v.value, GradOf(v)).first;
     OpTensor g = it->second;
     g.shape = v.shape;
     return g;
@@ -151,14 +168,19 @@ class Backward {
         logits.shape = {rows, classes};
         OpTensor labels{next_id_--, ir::DType::kInt32, {rows}, Format::kNd, false};
         OpTensor onehot = Fresh(logits);
-        Emit("OneHot", Category::kVector, Phase::kForward, {labels}, {onehot}, "loss");
+        // OneHot(indices, on_value, off_value), as the records list it.
+        Emit("OneHot", Category::kVector, Phase::kForward,
+             {labels, Scalar(ir::DType::kFloat32, 1), Scalar(ir::DType::kFloat32, 1)}, {onehot}, "loss")
+            .keeps_fp32 = true;
         OpTensor loss{next_id_--, ir::DType::kFloat32, {rows}, Format::kNd, false};
         OpTensor g = Grad(t);
         g.shape = {rows, classes};
         Emit("SoftmaxCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, onehot}, {loss, g},
-             "loss");
+             "loss")
+            .keeps_fp32 = true;
         Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)},
-             "loss");
+             "loss")
+            .keeps_fp32 = true;
         need_[t.value] += 1;
         Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
       }
@@ -184,13 +206,16 @@ class Backward {
     OpTensor loss = Fresh(logits);
     loss.dtype = ir::DType::kFloat32;
     Emit("SigmoidCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, labels}, {loss},
-         "loss");
-    Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)}, "loss");
+         "loss")
+        .keeps_fp32 = true;
+    Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)}, "loss")
+        .keeps_fp32 = true;
     need_[logits.value] += 1;
     // The sigmoid's own gradient is not taken: the loss differentiates the logits directly.
     if (after_sigmoid) act_done_.insert(p);
     Emit("SigmoidCrossEntropyWithLogitsGrad", Category::kVector, Phase::kBackward,
-         {logits, labels, Fresh(loss)}, {Grad(logits)}, "loss");
+         {logits, labels, Fresh(loss)}, {Grad(logits)}, "loss")
+        .keeps_fp32 = true;
     Contribute(logits, "", Category::kVector, Phase::kBackward, {}, "loss");
     return true;
   }
@@ -203,7 +228,12 @@ class Backward {
     if (!RequiresGrad(x)) return;  // graph inputs and constants need no gradient
     // An identity contribution (through a residual Add or a BN update) that comes first is the
     // consumer's gradient tensor itself: no kernel writes a copy.
-    if (base.empty() && !in.empty() && grad_.count(x.value) == 0) grad_.emplace(x.value, in[0]);
+    // The tensor is then x's gradient too, held in x's dtype where x's forward dtype differs.
+    if (base.empty() && !in.empty() && grad_.count(x.value) == 0) {
+      OpTensor g = in[0];
+      g.grad_of = x.value;
+      grad_.emplace(x.value, g);
+    }
     const int remaining = --pending_for(x.value);
     const bool last = remaining <= 0;
     const int producer = graph_.Producer(x.value);
@@ -217,38 +247,71 @@ class Backward {
       return;
     }
     act_done_.insert(producer);
-    if (!base.empty() && cat == Category::kCube) {
+    if (!base.empty() && cat == Category::kCube && fuse_dx_) {
       std::string type = "FusionOp_" + base + (sum ? "_AddN" : "") + (act.empty() ? "" : "_" + act);
-      in.push_back(g);  // the other contributions being summed
+      // The other contributions being summed; without a sum the kernel reads dy, the filter and
+      // the mask only (the records' FusionOp_Conv2DBackpropInput_ReluGradV2).
+      if (sum) in.push_back(g);
       if (act == "ReluGradV2") in.push_back(ReluMask(producer));
+      if (act == "GeLUGrad") {
+        for (const OpTensor& t : GeluOperands(producer)) in.push_back(t);
+      }
       DeviceOp& op = Emit(type, cat, phase, std::move(in), {g}, name);
-      op.fused_by = "TbeConv2DBackpropElemwiseFusionPass";
+      op.fused_by = kDxFusion;
       return;
     }
     if (!base.empty()) Emit(base, cat, phase, std::move(in), {g}, name);
     if (sum) Emit("AddN", Category::kVector, phase, {g, g}, {g}, name);
     if (!act.empty()) {
       const DeviceOp& p = fwd_[static_cast<size_t>(producer)];
-      const OpTensor saved = act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back();
-      Emit(act, Category::kVector, phase, {g, saved}, {g}, p.name);
+      std::vector<OpTensor> in = {g};
+      if (act == "GeLUGrad") {
+        for (const OpTensor& t : GeluOperands(producer)) in.push_back(t);
+      } else {
+        in.push_back(act == "ReluGradV2" ? ReluMask(producer) : p.outputs.back());
+      }
+      Emit(act, Category::kVector, phase, std::move(in), {g}, p.name);
     }
   }
-  // The bit mask ReluV2 writes beside its output for ReluGradV2, made on first use: ND uint32
-  // [N, C1, H, W, 2] for an NCHW activation, as the ResNet-50 calibration's FusionOp_..._ReLUV2
-  // outputs and ReluGradV2 inputs list it (32x4x112x112x2 for 32x64x112x112). Other ranks: the
+  // The bit mask ReluV2 writes beside its output for ReluGradV2, made on first use: ND uint8
+  // [N, C1, H, W, 2] for an NCHW activation (one bit per element), as the ResNet-50 calibration's
+  // FusionOp_..._ReLUV2 outputs and ReluGradV2 inputs list it read typeid-shifted (32x4x112x112x2
+  // for 32x64x112x112; the label as written, uint32, is one TypeId early). Other ranks: the
   // forward output, as before (no record shows a non-4-D ReluV2).
   OpTensor ReluMask(int producer) {
     DeviceOp& fwd = out_[static_cast<size_t>(producer)];  // out_ starts as a copy of fwd_
-    const OpTensor& y = fwd_[static_cast<size_t>(producer)].outputs[0];
-    if (y.shape.size() != 4) return fwd_[static_cast<size_t>(producer)].outputs.back();
+    // The activation is the first 4-D output (a BN update's statistics come first when fused).
+    const auto& outs = fwd_[static_cast<size_t>(producer)].outputs;
+    const auto y4 =
+        std::find_if(outs.begin(), outs.end(), [](const OpTensor& t) { return t.shape.size() == 4; });
+    if (y4 == outs.end()) return outs.back();
+    const OpTensor& y = *y4;
     auto it = relu_mask_.find(producer);
     if (it != relu_mask_.end()) return it->second;
     const int64_t c1 = (y.shape[1] + 15) / 16;
     OpTensor mask{
-        next_id_--, ir::DType::kUInt32, {y.shape[0], c1, y.shape[2], y.shape[3], 2}, Format::kNd, false};
+        next_id_--, ir::DType::kUInt8, {y.shape[0], c1, y.shape[2], y.shape[3], 2}, Format::kNd, false};
     fwd.outputs.push_back(mask);
     relu_mask_.emplace(producer, mask);
     return mask;
+  }
+
+  // GeLUGrad(dy, x, y) reads the GeLU's input and output (TBE gelu_grad; the records'
+  // GeLUGrad and FusionOp_MatMul_GeLUGrad list both). A GeLU fused into the matmul before it
+  // then keeps the matmul result as a second output for the backward (the records'
+  // FusionOp_MatMul_GeLU writes two FRACTAL_NZ tensors), made on first use.
+  std::vector<OpTensor> GeluOperands(int producer) {
+    const DeviceOp& f = fwd_[static_cast<size_t>(producer)];
+    if (f.outputs.empty()) return {};
+    const OpTensor& y = f.outputs[0];
+    if (f.op_type == "GeLU" && !f.inputs.empty()) return {f.inputs[0], y};
+    auto it = gelu_input_.find(producer);
+    if (it == gelu_input_.end()) {
+      OpTensor x = Fresh(y);
+      out_[static_cast<size_t>(producer)].outputs.push_back(x);  // out_ starts as a copy of fwd_
+      it = gelu_input_.emplace(producer, x).first;
+    }
+    return {it->second, y};
   }
 
   int& pending_for(int value) {
@@ -273,28 +336,32 @@ class Backward {
   // does). UB fusion puts the Mul into the matmul that writes the gradient (the calibration's 75
   // FusionOp_MatMul_Mul weight gradients of BERT); a gradient a vector kernel writes (BiasAddGrad,
   // LayerNormBetaGammaBackpropV2) gets its own Mul (its 126 Mul kernels on 768 / 3,072 vectors).
+  // The scale is fp32 (the records' FusionOp_MatMul_Mul read typeid-shifted), and so is the Mul:
+  // it reads the fp32 gradient of an fp32 master weight.
   void Unscale(const OpTensor& g, const std::string& name) {
-    const OpTensor scale = Scalar(ir::DType::kFloat16, 1);
+    const OpTensor scale = Scalar(ir::DType::kFloat32, 1);
     for (auto it = out_.rbegin(); it != out_.rend(); ++it) {
       if (std::none_of(it->outputs.begin(), it->outputs.end(),
                        [&](const OpTensor& t) { return t.value == g.value; }))
         continue;
-      if (it->op_type == "MatMul" || it->op_type == "BatchMatMul") {
+      if (fuse_unscale_ && (it->op_type == "MatMul" || it->op_type == "BatchMatMul")) {
         it->op_type = "FusionOp_" + it->op_type + "_Mul";
         it->inputs.push_back(scale);
-        it->fused_by = "TbeMatmulElemwiseFusionPass";
+        it->fused_by = kUnscaleFusion;
         return;
       }
       break;
     }
-    Emit("Mul", Category::kVector, Phase::kBackward, {g, scale}, {g}, name);
+    Emit("Mul", Category::kVector, Phase::kBackward, {g, scale}, {g}, name).keeps_fp32 = true;
   }
 
   // Optimizer kernels for one parameter, right after its gradient (MindSpore interleaves them).
   void Update(const OpTensor& w, const std::string& name) {
     if (!seen_params_.insert(w.value).second) return;
     parameters_ += Numel(w.shape);
-    gradient_bytes_ += Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(w.dtype));
+    // Mixed-precision gradients are those of the fp32 master weights (lower_dtype.cc).
+    gradient_bytes_ +=
+        Numel(w.shape) * static_cast<int64_t>(ir::DTypeSize(mixed_ ? ir::DType::kFloat32 : w.dtype));
     OpTensor g = ParamGrad(w);
     if (mixed_ && opt_ != Optimizer::kMomentum) Unscale(g, name);
     OpTensor w32 = w;
@@ -332,9 +399,12 @@ class Backward {
       }
       case Optimizer::kLamb: {
         // Gradient clipping by global norm during backward, the LAMB update after it.
-        Emit("SquareSumV1", Category::kVector, Phase::kBackward, {g}, {s}, name);
-        Emit("ClipByNormNoDivSum", Category::kVector, Phase::kBackward, {s, s, s, s}, {s}, name);
-        Emit("RealDiv", Category::kVector, Phase::kBackward, {g, s}, {g}, name);
+        // The clipping reads the fp32 gradients of the fp32 master weights (the records'
+        // SquareSumV1 / RealDiv read typeid-shifted are all float32).
+        for (auto [type, in, out] : {std::tuple{"SquareSumV1", std::vector<OpTensor>{g}, s},
+                                     std::tuple{"ClipByNormNoDivSum", std::vector<OpTensor>{s, s, s, s}, s},
+                                     std::tuple{"RealDiv", std::vector<OpTensor>{g, s}, g}})
+          Emit(type, Category::kVector, Phase::kBackward, in, {out}, name).keeps_fp32 = true;
         auto defer = [&](std::string type, std::vector<OpTensor> in, std::vector<OpTensor> out) {
           DeviceOp op;
           op.op_type = std::move(type);
@@ -372,7 +442,11 @@ class Backward {
       return;
     }
     const auto c = Components(f.op_type);
-    const OpTensor dy = Grad(f.outputs[0]);
+    // The output the gradient flows back through: the first one that has a gradient (a fused
+    // BNTrainingUpdate_ReLUV2 lists its four statistics before the ReLU's output).
+    const auto main =
+        std::find_if(f.outputs.begin(), f.outputs.end(), [&](const OpTensor& t) { return HasGrad(t.value); });
+    const OpTensor dy = Grad(*main);
     const std::string& name = f.name;
     const Phase bw = Phase::kBackward;
     std::vector<OpTensor> acts, weights;
@@ -387,8 +461,24 @@ class Backward {
       // Inputs dy, x, batch_mean, batch_variance (TBE bn_training_update_grad).
       Emit("BNTrainingUpdateGrad", Category::kVector, bw, {dy, x, Channel(x), Channel(x)}, dparams, name);
       for (const OpTensor& w : weights) Update(w, name);
+      // The statistics' gradient runs with the convolution when the BN reduce is fused into it
+      // (FusedDbnDw or BNTrainingReduceGrad there); a BNTrainingReduce of its own (eager mode, or
+      // a BN after a pooling or concat) gets its BNTrainingReduceGrad here, before x's gradient.
+      const int p = graph_.Producer(x.value);
+      const bool reduce_in_producer =
+          p >= 0 && Has(Components(fwd_[static_cast<size_t>(p)].op_type), "BNTrainingReduce");
       for (const OpTensor& a : acts) {
-        if (a.shape == x.shape) Contribute(a, "", Category::kVector, bw, {dy}, name);
+        if (a.shape != x.shape) continue;
+        if (a.value == x.value && !reduce_in_producer && RequiresGrad(x)) {
+          OpTensor gx = GradOf(x);
+          std::vector<OpTensor> in = {dy, x};
+          const std::vector<OpTensor> channels = ReduceGradChannels(x);
+          in.insert(in.end(), channels.begin(), channels.end());
+          Emit("BNTrainingReduceGrad", Category::kVector, bw, std::move(in), {gx}, name);
+          Contribute(x, "", Category::kVector, bw, {gx}, name);
+          continue;
+        }
+        Contribute(a, "", Category::kVector, bw, {dy}, name);
       }
       return;
     }
@@ -401,7 +491,7 @@ class Backward {
       const OpTensor w = f.inputs.size() > 1 ? f.inputs[1] : a;
       OpTensor g = dy;
       if (Has(c, "BNTrainingReduce")) {
-        g = Fresh(f.outputs[0]);
+        g = GradOf(f.outputs[0]);
         std::vector<OpTensor> channels = ReduceGradChannels(f.outputs[0]);
         if (FusedDbnDwApplies(f.outputs[0], w)) {
           std::vector<OpTensor> in = {a, dy, f.outputs[0]};
@@ -489,7 +579,12 @@ class Backward {
       return;
     }
     if (Has(c, "Gather") && !weights.empty()) {
-      Emit("UnsortedSegmentSum", Category::kVector, bw, {dy}, {ParamGrad(weights[0])}, name);
+      // UnsortedSegmentSum(dy, indices), as the records list it.
+      std::vector<OpTensor> in = {dy};
+      for (const OpTensor& t : acts) {
+        if (!ir::IsFloatingPoint(t.dtype)) in.push_back(t);
+      }
+      Emit("UnsortedSegmentSum", Category::kVector, bw, std::move(in), {ParamGrad(weights[0])}, name);
       Update(weights[0], name);
       return;
     }
@@ -521,7 +616,7 @@ class Backward {
     if ((f.op_type == "Maximum" || f.op_type == "Minimum") && f.inputs.size() == 2) {
       // One MaximumGrad(x, y, dout) -> (dx, dy) kernel (G.MaximumGrad in grad_math_ops.py).
       std::vector<OpTensor> grads;
-      for (const OpTensor& t : f.inputs) grads.push_back(Fresh(t));
+      for (const OpTensor& t : f.inputs) grads.push_back(GradOf(t));
       Emit(f.op_type + "Grad", Category::kVector, bw, {f.inputs[0], f.inputs[1], dy}, grads, name);
       for (size_t i = 0; i < 2; ++i) Contribute(f.inputs[i], "", Category::kVector, bw, {grads[i]}, name);
       return;
@@ -529,6 +624,13 @@ class Backward {
     if (f.op_type == "MaxPoolWithArgmax" && f.outputs.size() == 2 && !acts.empty()) {
       // MaxPoolGradWithArgmax(x, dy, argmax), as the ResNet-50 calibration lists it.
       Contribute(acts[0], grad_type, Category::kVector, bw, {acts[0], dy, f.outputs[1]}, name);
+      return;
+    }
+    if (grad_type == "SoftmaxGradExt" && !acts.empty() && !f.outputs.empty()) {
+      // SoftmaxGradExt(dy, y, scale): the softmax gradient reads the softmax's output and a
+      // scalar (TBE softmax_grad_ext's grad, x1, x2; every BERT record lists the three).
+      const OpTensor scale{next_id_--, dy.dtype, {}, Format::kNd, false};
+      Contribute(acts[0], grad_type, Category::kVector, bw, {dy, f.outputs[0], scale}, name);
       return;
     }
     if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
@@ -575,7 +677,7 @@ class Backward {
     if (weights.size() > 1) Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, f.name);
     for (const OpTensor& p : weights) Update(p, f.name);
     if (!RequiresGrad(a)) return;
-    OpTensor dx = Fresh(a);
+    OpTensor dx = GradOf(a);
     // MindSpore's operand orders: DepthwiseConv2dNativeBackpropInput(filter, dout), Conv2D(dout, filter).
     Emit(depthwise ? "DepthwiseConv2dNativeBackpropInput" : "Conv2D", Category::kCube, bw,
          depthwise ? std::vector<OpTensor>{w, dy} : std::vector<OpTensor>{dy, w}, {dx}, f.name);
@@ -590,7 +692,8 @@ class Backward {
                   const OpTensor& dy) {
     const Phase bw = Phase::kBackward;
     const bool broadcast = Numel(a.shape) != Numel(dy.shape);
-    OpTensor full = Fresh(dy);
+    OpTensor full = GradOf(a);
+    full.shape = dy.shape;
     if (type == "Mul") {
       Emit("Mul", Category::kVector, bw, {dy, f.inputs[f.inputs.size() - 1 - index]}, {full}, f.name);
     } else if (type == "RealDiv") {
@@ -651,10 +754,12 @@ class Backward {
   int next_id_;
   Optimizer opt_;
   bool mixed_;
+  bool fuse_dx_, fuse_unscale_;  // the backward's UB fusion passes are on
   std::vector<DeviceOp> out_, deferred_;
   std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
-  std::unordered_map<int, OpTensor> relu_mask_;  // forward op index -> its ReluV2 mask
+  std::unordered_map<int, OpTensor> relu_mask_;   // forward op index -> its ReluV2 mask
+  std::unordered_map<int, OpTensor> gelu_input_;  // forward op index -> its fused GeLU's input
   std::unordered_set<int> act_done_, seen_params_;
   int64_t parameters_ = 0, gradient_bytes_ = 0;
 };
@@ -671,8 +776,9 @@ Expected<Optimizer> ParseOptimizer(const std::string& name) {
 }
 
 std::vector<DeviceOp> AddTraining(std::vector<DeviceOp> ops, Optimizer optimizer, bool mixed_precision,
-                                  TrainingInfo* info) {
-  Backward b(ops, optimizer, mixed_precision);
+                                  TrainingInfo* info, const FusionSwitches& switches) {
+  Backward b(ops, optimizer, mixed_precision, switches.Enabled(kDxFusion, "UBFusion"),
+             switches.Enabled(kUnscaleFusion, "UBFusion"));
   return b.Run(info);
 }
 

@@ -220,20 +220,33 @@ TEST(LowerDtypeTest, TrainingCastsMasterWeightsEveryStep) {
   int64_t casts = 0;
   AssignDtypes(Training(Optimizer::kMomentum), "force_fp16", true, &casts);
   EXPECT_GE(casts, 3);
-  // Mixed-precision training keeps activations in their stored dtype (the calibration's fp32
-  // labels) and the cube converts them on load, but each cube op's master weight is converted once
-  // per step (the calibration's one Cast per convolution filter): conv1, conv2, the fc weight and
-  // its bias (fused into the fc MatMul), each cast once although the backward reads them again.
+  // Mixed-precision training (the calibration steps read typeid-shifted): the image is cast to
+  // fp16 before conv1, each cube op's fp32 master weight is cast once per step although the
+  // backward reads it again (conv1, conv2, the fc weight and its bias, fused into the fc MatMul),
+  // the fp16 logits are cast to fp32 for the loss and the loss's gradient back to fp16 (the
+  // bprop of that Cast), and the fc bias gradient, which a vector kernel writes in fp16, is cast
+  // to fp32 for its momentum update: 8.
   const auto mixed = AssignDtypes(Training(Optimizer::kMomentum), "allow_mix_precision", true, &casts);
-  EXPECT_EQ(casts, 4);
+  EXPECT_EQ(casts, 8);
+  int convs = 0;
   for (const auto& op : mixed) {
     if (op.op_type == "FusionOp_Conv2D_BNTrainingReduce") {
-      EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+      ++convs;
+      EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat16);
       EXPECT_EQ(op.inputs[1].dtype, ir::DType::kFloat16);
       EXPECT_FALSE(op.inputs[1].weight);  // the step's converted copy
     }
-    if (op.op_type == "FusedMulApplyMomentum") EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+    if (op.op_type == "FusedMulApplyMomentum") {
+      for (const auto& t : op.inputs) EXPECT_EQ(t.dtype, ir::DType::kFloat32);
+    }
+    if (op.op_type == "SoftmaxCrossEntropyWithLogits") EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat32);
+    // The backward follows the forward value's dtype: dlogits is read in fp16, as the fc ran.
+    if (op.op_type == "BiasAddGrad") {
+      EXPECT_EQ(op.inputs[0].dtype, ir::DType::kFloat16);
+      EXPECT_EQ(op.outputs[0].dtype, ir::DType::kFloat16);
+    }
   }
+  EXPECT_EQ(convs, 2);
 }
 
 TEST(LowerLayoutTest, DeviceShapesPadAsTheCalibrationRecordsThem) {

@@ -63,6 +63,19 @@ inline ModelBuilder ResidualBlock() {
   return b;
 }
 
+// x[4, 8, 32] + position embedding -> LayerNormalization -> dense 32 -> 16 -> y.
+inline ModelBuilder LayerNormThenDense() {
+  ModelBuilder b(17);
+  b.Input("x", {4, 8, 32}).Output("y", {4, 8, 16});
+  b.FloatInitializer("pe", {8, 32}, Fill(8 * 32));
+  b.FloatInitializer("g", {32}, Fill(32)).FloatInitializer("beta", {32}, Fill(32));
+  b.FloatInitializer("w", {32, 16}, Fill(32 * 16));
+  b.Node("Add", {"x", "pe"}, {"e"}, "embed");
+  b.Node("LayerNormalization", {"e", "g", "beta"}, {"ln"}, "ln");
+  b.Node("MatMul", {"ln", "w"}, {"y"}, "dense");
+  return b;
+}
+
 inline std::vector<DeviceOp> Mapped(const ir::Model& m, bool train) {
   auto shapes = memory::StaticShapes(m.graph);
   EXPECT_TRUE(shapes.ok());

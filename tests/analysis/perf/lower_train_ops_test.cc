@@ -241,26 +241,28 @@ TEST(LowerTrainOpsTest, ReluMaskArgmaxAndDropoutMaskAreKernelOperandsAsTheCalibr
   const Kernel pool = Must(l, "MaxPoolWithArgmax");
   const Kernel pool_grad = Must(l, "MaxPoolGradWithArgmax");
   ASSERT_EQ(pool.outputs.size(), 2u);
-  EXPECT_EQ(pool.outputs[1].dtype, "uint8");
+  // uint16 NC1HWC0, as TBE's op info and the records read typeid-shifted have it.
+  EXPECT_EQ(pool.outputs[1].dtype, "uint16");
+  EXPECT_EQ(pool.outputs[1].format, "NC1HWC0");
   EXPECT_EQ(pool.outputs[1].shape, (ir::Shape{2, 2, 9, 2, 16}));  // 32 channels: C1 = 2
   ASSERT_EQ(pool_grad.inputs.size(), 3u);
   EXPECT_EQ(pool_grad.inputs[0].shape, pool.inputs[0].shape);   // x
   EXPECT_EQ(pool_grad.inputs[2].shape, pool.outputs[1].shape);  // argmax
-  // ReluV2 writes an ND uint32 [N, C1, H, W, 2] mask, which its gradient reads.
+  // ReluV2 writes an ND uint8 [N, C1, H, W, 2] bit mask, which its gradient reads.
   const Kernel relu = Must(l, "ReluV2");
   const Kernel relu_grad = Must(l, "ReluGradV2");
   ASSERT_EQ(relu.outputs.size(), 2u);
   EXPECT_EQ(relu.outputs[1].format, "ND");
-  EXPECT_EQ(relu.outputs[1].dtype, "uint32");
+  EXPECT_EQ(relu.outputs[1].dtype, "uint8");
   EXPECT_EQ(relu.outputs[1].shape, (ir::Shape{2, 2, 8, 8, 2}));
   EXPECT_EQ(relu_grad.inputs.back().shape, relu.outputs[1].shape);
-  // DropoutDoMask(x, mask, keep_prob), forward and backward: a uint32 mask of numel / 8.
+  // DropoutDoMask(x, mask, keep_prob), forward and backward: a uint8 bit mask of numel / 8.
   int drops = 0;
   for (const LoweredKernel& k : l.kernels) {
     if (k.kernel.op_type != "DropoutDoMask") continue;
     ++drops;
     ASSERT_EQ(k.kernel.inputs.size(), 3u);
-    EXPECT_EQ(k.kernel.inputs[1].dtype, "uint32");
+    EXPECT_EQ(k.kernel.inputs[1].dtype, "uint8");
     EXPECT_EQ(k.kernel.inputs[1].shape, (ir::Shape{2 * 32 * 4 * 4 / 8}));
   }
   EXPECT_EQ(drops, 2);

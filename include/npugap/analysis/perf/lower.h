@@ -49,8 +49,9 @@ struct OpTensor {
   ir::DType dtype = ir::DType::kFloat32;
   ir::Shape shape;
   Format format = Format::kNd;
-  bool weight = false;       // a model parameter (initializer)
-  bool weight_grad = false;  // the gradient of a model parameter (training)
+  bool weight = false;         // a model parameter (initializer)
+  bool weight_grad = false;    // the gradient of a model parameter (training)
+  std::optional<int> grad_of;  // training: the forward value this is the gradient of
 };
 
 struct DeviceOp {
@@ -66,6 +67,7 @@ struct DeviceOp {
   bool atomic_output = false;  // accumulates into its output atomically: needs an AtomicAddrClean
   bool layout_fixed = false;   // formats already chosen (inserted TransData / Cast)
   ir::Shape window;            // pooling window (kh, kw) of a pooling op, for its gradient's operands
+  bool keeps_fp32 = false;     // mixed-precision training runs it in fp32: the loss, the update chain
 };
 
 // --fusion_switch_file: passes are on unless the file turns them off. Both ATC formats are read:
@@ -138,8 +140,10 @@ struct TrainingInfo {
   int64_t parameters = 0;
   int64_t gradient_bytes = 0;
 };
+// `switches` decides the backward's UB fusions (TbeConv2DBackpropElemwiseFusionPass,
+// TbeMatmulElemwiseFusionPass) as FuseOps decides the forward's: eager mode turns them off.
 std::vector<DeviceOp> AddTraining(std::vector<DeviceOp> ops, Optimizer optimizer, bool mixed_precision,
-                                  TrainingInfo* info = nullptr);
+                                  TrainingInfo* info = nullptr, const FusionSwitches& switches = {});
 std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string& precision_mode, bool train,
                                    int64_t* casts = nullptr);
 std::vector<DeviceOp> PlaceAiCpu(std::vector<DeviceOp> ops, const ir::Model& model,
