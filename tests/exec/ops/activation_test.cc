@@ -14,16 +14,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::FloatAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::Values;
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Runs a float32 activation and checks the outputs within `tol` (absolute).

@@ -43,3 +43,28 @@ inline ir::Tensor Run1(const OpCall& call) {
 }
 
 }  // namespace npugap::testing
+
+// The op tests name the tensor types and these helpers unqualified; declared once here rather
+// than in each test file.
+namespace npugap {
+using ir::DType;
+using ir::Shape;
+using ir::Tensor;
+using testing::Bools;
+using testing::BoolValues;
+using testing::ExpectNearRelative;
+using testing::F32;
+using testing::FloatAttr;
+using testing::FloatsAttr;
+using testing::I64;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::Make;
+using testing::OpCall;
+using testing::Run1;
+using testing::RunAll;
+using testing::RunOp;
+using testing::StringAttr;
+using testing::Strings;
+using testing::Values;
+}  // namespace npugap

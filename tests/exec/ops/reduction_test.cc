@@ -13,19 +13,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::ExpectNearRelative;
-using testing::F32;
-using testing::FloatAttr;
-using testing::I64;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::Values;
-
 OpCall Reduce(const std::string& op, Tensor x, std::vector<int64_t> axes, int64_t keepdims = 1,
               int64_t opset = 11) {
   OpCall call{op, "", opset, {{"keepdims", IntAttr(keepdims)}}, {std::move(x)}};
