@@ -16,24 +16,10 @@ using namespace elementwise;  // NOLINT(build/namespaces): the family's shared h
 
 // Relu: max(0, x); NaN passes through. Signed integers are allowed since opset 14.
 Status ReluKernel(KernelContext& ctx) {
-  NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
-  const Tensor& x = ctx.input(0);
-  Status status;
-  const bool known = DispatchNumeric(x.dtype(), [&]<typename T>() {
-    if constexpr (std::is_unsigned_v<T>) {
-      status = ctx.UnsupportedDType(x.dtype());
-    } else {
-      auto y = Tensor::Create(x.dtype(), x.shape());
-      if (!y.ok()) {
-        status = y.status();
-        return;
-      }
-      UnaryMap(x.data<T>(), y->template data<T>(), x.numel(), [](T v) { return v < T(0) ? T(0) : v; });
-      ctx.outputs[0] = std::move(*y);
-    }
+  return MapNumericUnary<false>(ctx, [](auto v) {
+    using T = decltype(v);
+    return v < T(0) ? T(0) : v;
   });
-  if (!known) return ctx.UnsupportedDType(x.dtype());
-  return status;
 }
 
 Status LeakyReluKernel(KernelContext& ctx) {
