@@ -645,12 +645,7 @@ constexpr OpRow kReductionRows[] = {
 }  // namespace
 
 std::span<const OpRow> ReductionOps() {
-  static const std::vector<OpRow> rows = [] {
-    std::vector<OpRow> all(std::begin(kReductionRows), std::end(kReductionRows));
-    const auto softmax = reduction_internal::SoftmaxOps();
-    all.insert(all.end(), softmax.begin(), softmax.end());
-    return all;
-  }();
+  static const std::vector<OpRow> rows = JoinRows(kReductionRows, reduction_internal::SoftmaxOps());
   return rows;
 }
 
