@@ -22,6 +22,7 @@ namespace {
 using reduction_internal::DimProduct;
 using reduction_internal::Float32ToHalf;
 using reduction_internal::HasHalfInput;
+using reduction_internal::MarkReducedAxes;
 using reduction_internal::NormalizeAxis;
 using reduction_internal::RowSum;
 using reduction_internal::RunInFloat32;
@@ -502,14 +503,7 @@ Status MvnKernel(KernelContext& ctx) {
   const int64_t rank = x.rank();
   const std::vector<int64_t> axes = ctx.node.GetInts("axes", {0, 2, 3});
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t axis : axes) {
-    int64_t a = axis;
-    if (!NormalizeAxis(a, rank)) {
-      return ctx.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
-    if (reduced[static_cast<size_t>(a)]) return ctx.Error("axis " + std::to_string(axis) + " is repeated");
-    reduced[static_cast<size_t>(a)] = true;
-  }
+  NPUGAP_RETURN_IF_ERROR(MarkReducedAxes(ctx, axes, rank, reduced));
   Shape stat_shape = x.shape();
   int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d) {

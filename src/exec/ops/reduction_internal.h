@@ -29,6 +29,21 @@ inline bool NormalizeAxis(int64_t& axis, int64_t rank) {
   return true;
 }
 
+// Sets reduced[a] for each of `axes` (normalized to [0, rank)), or fails naming an axis that is
+// out of range or given twice.
+inline Status MarkReducedAxes(const KernelContext& ctx, const std::vector<int64_t>& axes, int64_t rank,
+                              std::vector<bool>& reduced) {
+  for (int64_t axis : axes) {
+    int64_t a = axis;
+    if (!NormalizeAxis(a, rank)) {
+      return ctx.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    if (reduced[static_cast<size_t>(a)]) return ctx.Error("axis " + std::to_string(axis) + " is repeated");
+    reduced[static_cast<size_t>(a)] = true;
+  }
+  return Status::Ok();
+}
+
 // Product of shape[begin, end).
 inline int64_t DimProduct(const Shape& shape, int64_t begin, int64_t end) {
   int64_t p = 1;

@@ -36,6 +36,23 @@ TEST(ReductionSum, AxesAttributeBeforeOpset13) {
   ExpectNearRelative(Run1(Reduce("ReduceSum", Small(), {})), {1, 1}, {21});
 }
 
+// The axes checks reductions share with MeanVarianceNormalization (MarkReducedAxes).
+TEST(ReductionSum, RepeatedOrOutOfRangeAxisIsAnErrorNamingIt) {
+  auto repeated = RunOp(Reduce("ReduceSum", Small(), {1, -1}));
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(repeated.status().message().find("axis -1 is repeated"), std::string::npos)
+      << repeated.status().message();
+  auto outside = RunOp(Reduce("ReduceMax", Small(), {2}));
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("axis 2 is out of range for rank 2"), std::string::npos)
+      << outside.status().message();
+  auto mvn = RunOp(
+      OpCall{"MeanVarianceNormalization", "", 13, {{"axes", IntsAttr({0, 4})}}, {F32({1, 1, 1, 1}, {1})}});
+  ASSERT_FALSE(mvn.ok());
+  EXPECT_NE(mvn.status().message().find("axis 4 is out of range for rank 4"), std::string::npos)
+      << mvn.status().message();
+}
+
 TEST(ReductionSum, EmptyAxesReduceAllOrNothing) {
   OpCall call{"ReduceSum", "", 13, {}, {Small(), I64({0}, {})}};
   ExpectNearRelative(Run1(call), {1, 1}, {21});
