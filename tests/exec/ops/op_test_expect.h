@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "op_test_util.h"
@@ -25,6 +26,24 @@ inline void ExpectNearRelative(const ir::Tensor& t, const ir::Shape& shape, cons
       EXPECT_EQ(t.data<float>()[i], want[i]) << "at " << i;
     } else {
       EXPECT_NEAR(t.data<float>()[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << "at " << i;
+    }
+  }
+}
+
+// A float32 tensor of expected.size() values: NaN where NaN is expected, an infinity exactly,
+// every other value within `tol` (absolute). `op` names the op in the failure messages.
+inline void ExpectFloatValues(const ir::Tensor& out, const std::vector<float>& expected, float tol,
+                              const std::string& op) {
+  ASSERT_EQ(out.dtype(), ir::DType::kFloat32) << op;
+  ASSERT_EQ(out.numel(), static_cast<int64_t>(expected.size())) << op;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float got = out.data<float>()[i];
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got)) << op << "[" << i << "] = " << got;
+    } else if (std::isinf(expected[i])) {
+      EXPECT_EQ(got, expected[i]) << op << "[" << i << "]";
+    } else {
+      EXPECT_NEAR(got, expected[i], tol) << op << "[" << i << "]";
     }
   }
 }
@@ -52,6 +71,7 @@ using ir::Shape;
 using ir::Tensor;
 using testing::Bools;
 using testing::BoolValues;
+using testing::ExpectFloatValues;
 using testing::ExpectNearRelative;
 using testing::F32;
 using testing::FloatAttr;
