@@ -7,16 +7,10 @@
 #include <limits>
 
 #include "npugap/comm/simulate.h"
+#include "pow2.h"
 
 namespace npugap::comm {
 namespace {
-
-int CeilLog2(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
-int FloorPow2(int p) { return 1 << (CeilLog2(p + 1) - 1); }
 
 struct LevelCost {
   double alpha = 0, bw = 1, gamma = 1;
@@ -46,6 +40,17 @@ LevelCost CostOf(const Cluster& c, const Layout& L, size_t l, const std::vector<
   return cost;
 }
 
+// NHR / NB: ceil(log2 p) steps at distances 1, 2, 4, ..., each moving blk * min(d, p - d) bytes
+// (reduced too in a reduce-scatter); NHR and NB differ only in the order of the distances.
+double DistanceDoublingSteps(const LevelCost& c, int p, double blk, bool reduce) {
+  double t = 0;
+  for (int e = 0; e < CeilLog2(p); ++e) {
+    const double b = blk * std::min(1 << e, p - (1 << e));
+    t += c.Step(b, b, reduce ? b : 0);
+  }
+  return t;
+}
+
 double RS(const LevelCost& c, Algo a, int p, double n) {
   if (p == 1) return 0;
   const double blk = n / p;
@@ -59,14 +64,8 @@ double RS(const LevelCost& c, Algo a, int p, double n) {
       return t;
     }
     case Algo::kNHR:
-    case Algo::kNB: {
-      double t = 0;
-      for (int e = 0; e < CeilLog2(p); ++e) {
-        const double b = blk * std::min(1 << e, p - (1 << e));
-        t += c.Step(b, b, b);
-      }
-      return t;
-    }
+    case Algo::kNB:
+      return DistanceDoublingSteps(c, p, blk, true);
     default:
       return (p - 1) * c.Step(blk, blk, blk);
   }
@@ -85,14 +84,8 @@ double AG(const LevelCost& c, Algo a, int p, double n) {
       return t;
     }
     case Algo::kNHR:
-    case Algo::kNB: {
-      double t = 0;
-      for (int e = 0; e < CeilLog2(p); ++e) {
-        const double b = blk * std::min(1 << e, p - (1 << e));
-        t += c.Step(b, b, 0);
-      }
-      return t;
-    }
+    case Algo::kNB:
+      return DistanceDoublingSteps(c, p, blk, false);
     default:
       return (p - 1) * c.Step(blk, blk, 0);
   }

@@ -7,17 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "pow2.h"
+
 namespace npugap::comm {
 namespace {
 
 constexpr size_t kMaxTransfers = 20'000'000;  // ~0.6 GB of schedule; beyond, use the analytical model
-
-int CeilLog2(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
-int FloorPow2(int p) { return 1 << (CeilLog2(p + 1) - 1); }
 
 // The expansion runs twice: a first pass counts the transfers of each step, a second writes each
 // one into its place in step order (within a step in the order generated, as a stable sort by step
@@ -49,6 +44,23 @@ struct Builder {
 
 using Members = std::vector<int>;
 
+// One step in which every member sends `bytes` to every other, of which `reduced` are reduced.
+int MeshStep(Builder& b, const Members& m, double bytes, double reduced, int t) {
+  const int p = static_cast<int>(m.size());
+  for (int i = 0; i < p; ++i)
+    for (int j = 0; j < p; ++j)
+      if (i != j) b.Add(t, m[i], m[j], bytes, reduced);
+  return 1;
+}
+
+// p - 1 steps in which every member sends `bytes` to its ring successor (`reduced` of them reduced).
+int RingSteps(Builder& b, const Members& m, double bytes, double reduced, int t) {
+  const int p = static_cast<int>(m.size());
+  for (int s = 0; s < p - 1; ++s)
+    for (int i = 0; i < p; ++i) b.Add(t + s, m[i], m[(i + 1) % p], bytes, reduced);
+  return p - 1;
+}
+
 // Reduce-scatter of an n-byte buffer: every member ends with n/p reduced bytes.
 int GenRS(Builder& b, Algo a, const Members& m, double n, int t) {
   const int p = static_cast<int>(m.size());
@@ -56,10 +68,7 @@ int GenRS(Builder& b, Algo a, const Members& m, double n, int t) {
   const double blk = n / p;
   switch (a) {
     case Algo::kMesh:
-      for (int i = 0; i < p; ++i)
-        for (int j = 0; j < p; ++j)
-          if (i != j) b.Add(t, m[i], m[j], blk, blk);
-      return 1;
+      return MeshStep(b, m, blk, blk, t);
     case Algo::kHD: {
       const int q = FloorPow2(p);
       int step = t;
@@ -87,9 +96,7 @@ int GenRS(Builder& b, Algo a, const Members& m, double n, int t) {
       return k;
     }
     default:  // ring
-      for (int s = 0; s < p - 1; ++s)
-        for (int i = 0; i < p; ++i) b.Add(t + s, m[i], m[(i + 1) % p], blk, blk);
-      return p - 1;
+      return RingSteps(b, m, blk, blk, t);
   }
 }
 
@@ -100,10 +107,7 @@ int GenAG(Builder& b, Algo a, const Members& m, double n, int t) {
   const double blk = n / p;
   switch (a) {
     case Algo::kMesh:
-      for (int i = 0; i < p; ++i)
-        for (int j = 0; j < p; ++j)
-          if (i != j) b.Add(t, m[i], m[j], blk, 0);
-      return 1;
+      return MeshStep(b, m, blk, 0, t);
     case Algo::kHD: {
       const int q = FloorPow2(p);
       int step = t;
@@ -130,10 +134,8 @@ int GenAG(Builder& b, Algo a, const Members& m, double n, int t) {
       }
       return k;
     }
-    default:
-      for (int s = 0; s < p - 1; ++s)
-        for (int i = 0; i < p; ++i) b.Add(t + s, m[i], m[(i + 1) % p], blk, 0);
-      return p - 1;
+    default:  // ring
+      return RingSteps(b, m, blk, 0, t);
   }
 }
 

@@ -53,6 +53,12 @@ AttrVerdict ResizeAttrs(const SupportQuery& q) {
 
 }  // namespace support
 
+std::vector<OpRow> JoinRows(std::span<const OpRow> first, std::span<const OpRow> second) {
+  std::vector<OpRow> all(first.begin(), first.end());
+  all.insert(all.end(), second.begin(), second.end());
+  return all;
+}
+
 const OpTable& OpTable::Default() {
   static const OpTable table = [] {
     OpTable t;

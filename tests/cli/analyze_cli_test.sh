@@ -4,13 +4,10 @@
 # atomic outputs (an old file survives a failed run; Ctrl-C leaves no half-written file).
 set -uo pipefail
 NPUGAP=${1:?usage: analyze_cli_test.sh NPUGAP_BINARY}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 # expect_error NAME TEXT COMMAND...: common.sh's contract (exit 2, one stderr line containing TEXT,
 # no stdout), and no report file written.
@@ -216,5 +213,4 @@ else
   echo "analyze_cli_test: $MODELS/resnet18_op13.onnx not generated; batch-search checks skipped"
 fi
 
-echo "analyze_cli_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "analyze_cli_test"

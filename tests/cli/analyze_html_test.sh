@@ -12,12 +12,9 @@ if [ -z "$CHROMIUM" ]; then
 fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 "$NPUGAP" example simplenet -o "$TMP/simplenet.onnx" > /dev/null
 "$NPUGAP" analyze "$TMP/simplenet.onnx" --target ascend910b2 --dev-target cpu-dev --train \
@@ -79,5 +76,4 @@ while read -r kind name ok; do
 done < "$TMP/dom_check.txt"
 check "DOM checks ran" test "$(wc -l < "$TMP/dom_check.txt")" -ge 19
 
-echo "analyze_html_test: $passed passed, $failed failed (screenshot: $OUT/report.png)"
-[ "$failed" -eq 0 ]
+cli_test_end "analyze_html_test" " (screenshot: $OUT/report.png)"

@@ -4,19 +4,13 @@
 # The models are written here by a tiny protobuf encoder (no Python onnx package needed).
 set -uo pipefail
 NPUGAP=${1:?usage: check_cli_test.sh NPUGAP_BINARY}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 # --- models -----------------------------------------------------------------
-PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
-import sys
-from tiny_onnx import *
-out = sys.argv[1]
+tiny_onnx_models <<'PYEOF'
 
 relu = [node("Relu", ["x"], ["y"], "relu")]
 model(f"{out}/static.onnx", relu, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT, [2, 3])])
@@ -164,5 +158,4 @@ check "unknown profile key: a warning, the check still runs" test $? -eq 0 -a "$
 printf 'not a model' > "$TMP/garbage.onnx"
 expect_error "not a model" "garbage.onnx" "$NPUGAP" check "$TMP/garbage.onnx"
 
-echo "check_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "check_cli"

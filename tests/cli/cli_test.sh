@@ -4,13 +4,10 @@
 set -uo pipefail
 NPUGAP=${1:?usage: cli_test.sh NPUGAP_BINARY}
 DATA=/usr/share/libonnx-testdata/data
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 json_has() {  # json_has FILE KEY...
   local file=$1
@@ -147,5 +144,4 @@ check "--batch binds the symbolic dim" /usr/bin/python3 -c "
 import json; assert json.load(open('$TMP/sym.json'))['outputs'][0]['shape'] == [3, 4]"
 expect_error "batch must be positive" "--batch -1" "$NPUGAP" run "$TMP/relu_sym.onnx" --batch -1
 
-echo "cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "cli"

@@ -3,12 +3,9 @@
 # bad-input path (one-line error naming the flag / value, exit code 2, nothing on stdout).
 set -uo pipefail
 NPUGAP=${1:?usage: comm_cli_test.sh NPUGAP_BINARY}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-passed=0
-failed=0
+cli_test_begin
 
 json_get() {  # json_get FILE PYTHON_EXPR(j)
   python3 -c "import json,sys; j=json.load(open('$1')); print($2)"
@@ -194,5 +191,4 @@ expect_error "dp bucket" "--bucket 'x': cannot parse a size" "$NPUGAP" comm dp -
 expect_error "dp ranks" "--ranks 12: does not fit" "$NPUGAP" comm dp --cluster atlas800t-a2 --ranks 12 --grad-bytes 1G --backward-ms 5
 expect_error "dp model" "missing.onnx" "$NPUGAP" comm dp --cluster atlas800t-a2 --model "$TMP/missing.onnx" --backward-ms 5
 
-echo "comm cli: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+cli_test_end "comm cli"

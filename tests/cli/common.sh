@@ -1,6 +1,22 @@
 # Shared by the CLI test scripts (sourced): pass / fail counting and the checks every script makes.
-# Each script sets passed=0 failed=0 and TMP (a scratch folder) first, and exits non-zero when
-# failed > 0.
+# A script calls cli_test_begin after sourcing this file and ends with cli_test_end, whose status
+# (non-zero when a check failed) is the script's exit status.
+
+CLI_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# cli_test_begin: a scratch folder $TMP, removed when the script exits, and zeroed counters.
+cli_test_begin() {
+  TMP=$(mktemp -d)
+  trap 'rm -rf "$TMP"' EXIT
+  passed=0
+  failed=0
+}
+
+# cli_test_end NAME [NOTE]: prints "NAME: P passed, F failed[NOTE]"; succeeds when nothing failed.
+cli_test_end() {
+  echo "$1: $passed passed, $failed failed${2:-}"
+  [ "$failed" -eq 0 ]
+}
 
 check() {  # check NAME CONDITION-COMMAND...: the command must succeed
   local name=$1
@@ -51,3 +67,12 @@ json_true() { py -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0
 # json_get FILE PYTHON-EXPR: prints the expression over the parsed file (named j); a tuple prints
 # space-separated, as print(a, b) does.
 json_get() { py -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# tiny_onnx_models <<'PYEOF' ... PYEOF: runs the Python on stdin with tiny_onnx's names imported
+# (tests/cli/tiny_onnx.py, a protobuf encoder that needs no onnx package) and `out` = $TMP.
+tiny_onnx_models() {
+  PYTHONPATH="$CLI_TEST_DIR" py -c 'import sys
+from tiny_onnx import *
+out = sys.argv[1]
+exec(compile(sys.stdin.read(), "<stdin>", "exec"))' "$TMP"
+}

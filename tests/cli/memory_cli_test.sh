@@ -8,12 +8,9 @@ NPUGAP=${1:?usage: memory_cli_test.sh NPUGAP_BINARY}
 NPUGAP=$(cd "$(dirname "$NPUGAP")" && pwd)/$(basename "$NPUGAP")
 HERE=$(cd "$(dirname "$0")" && pwd)
 MODELS=${NPUGAP_MODELS:-$HERE/../../models}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-passed=0
-failed=0
+cli_test_begin
 
 # jq-like check with Python: json_true FILE EXPRESSION (j is the parsed document).
 
@@ -147,5 +144,4 @@ for m in resnet18 resnet50 mobilenet_v2 mobilenet_v3_large mobilenet_v3_small ef
   /usr/bin/python3 -c "import json; j=json.load(open('$TMP/$m.json')); print('ratio $m', round(j['plan_over_lower_bound'], 4))"
 done
 
-echo "memory_cli_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "memory_cli_test"

@@ -7,10 +7,7 @@ NPUGAP=${1:?usage: perf_cli_test.sh NPUGAP_BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$HERE/common.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
+cli_test_begin
 
 HEADER=op_type,block_dim,inputs,outputs,time_us
 cat > "$TMP/good.csv" <<CSV
@@ -77,5 +74,4 @@ expect_error "unwritable --out" "$TMP/no_dir/p.csv: cannot write" \
   "$NPUGAP" perf --kernels "$TMP/good.csv" --target ascend910 --out "$TMP/no_dir/p.csv"
 expect_error "unknown target" "nosuchchip" "$NPUGAP" perf --kernels "$TMP/good.csv" --target nosuchchip
 
-echo "perf_cli_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "perf_cli_test"

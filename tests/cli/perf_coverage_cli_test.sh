@@ -10,10 +10,7 @@ NPUGAP=${1:?usage: perf_coverage_cli_test.sh NPUGAP_BINARY}
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$HERE/common.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
+cli_test_begin
 
 S=ND:float32:  # a scalar (empty shape)
 V=ND:float32:2359296  # a 3x3x512x512 weight, flattened
@@ -85,5 +82,4 @@ check "second run: no unknown type, summed error 0" py -c "
 import json,sys; j=json.load(open('$TMP/run2.json'))
 sys.exit(0 if j['unknown']==[] and abs(j['sum_error_pct'])<0.01 else 1)"
 
-echo "perf_coverage_cli_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "perf_coverage_cli_test"

@@ -12,10 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 MODELS=${NPUGAP_MODELS:-$HERE/../../models}
 # shellcheck source=common.sh
 source "$HERE/common.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
+cli_test_begin
 
 py "$HERE/../../scripts/gen_lowering_check_models.py" "$TMP" > /dev/null 2> "$TMP/gen.err"
 check "lowering-check models generated" test -s "$TMP/yolo_block.onnx" -a -s "$TMP/deepfm.onnx" \
@@ -68,5 +65,4 @@ for m in mobilenet_v2_op13 vit_b_16_op13; do
   fi
 done
 
-echo "perf_lowering_check_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "perf_lowering_check_cli"

@@ -8,11 +8,8 @@ set -uo pipefail
 NPUGAP=${1:?usage: perf_model_cli_test.sh NPUGAP_BINARY}
 NPUGAP=$(cd "$(dirname "$NPUGAP")" && pwd)/$(basename "$NPUGAP")
 HERE=$(cd "$(dirname "$0")" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 source "$HERE/common.sh"
+cli_test_begin
 
 "$NPUGAP" example simplenet -o "$TMP/simplenet.onnx" --batch 8 > /dev/null
 NET=$TMP/simplenet.onnx
@@ -135,5 +132,4 @@ expect_error "--kernels-out without a model" "perf --kernels-out $TMP/k2.csv: on
 check "no kernels file without a model" test ! -e "$TMP/k2.csv"
 expect_error "--trace without a model" "perf --trace" "$NPUGAP" perf --kernels "$TMP/lowered.csv" --trace "$TMP/t2.json"
 
-echo "perf_model_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "perf_model_cli"

@@ -8,10 +8,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SCRIPT="$HERE/../../scripts/perf_record_groups.py"
 # shellcheck source=common.sh
 source "$HERE/common.sh"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
+cli_test_begin
 
 # A (m x k = 128 x 64) is NZ [k1, m1] = [4, 8]; stored transposed it is [8, 4]. B (k x n = 64 x 32)
 # is NZ [n1, k1] = [2, 4]; C (128 x 32) is [n1, m1] = [2, 8].
@@ -86,5 +83,4 @@ expect_error "compare: a lowered time that is not a number" "bad_low.csv:2: time
   py "$COMPARE" "$TMP/bad_low.csv" "$TMP/odd_pred.csv"
 expect_error "compare: no records" "empty.csv: no records" py "$COMPARE" "$TMP/empty.csv" "$TMP/odd_pred.csv"
 
-echo "perf_record_groups_cli_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "perf_record_groups_cli_test"

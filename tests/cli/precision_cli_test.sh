@@ -7,11 +7,8 @@ set -uo pipefail
 NPUGAP=${1:?usage: precision_cli_test.sh NPUGAP_BINARY}
 NPUGAP=$(cd "$(dirname "$NPUGAP")" && pwd)/$(basename "$NPUGAP")
 HERE=$(cd "$(dirname "$0")" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 source "$HERE/common.sh"
+cli_test_begin
 
 # small.onnx: Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> Flatten -> Gemm: [2, 10] scores.
 # overflow.onnx: m1 = x*300, m2 = m1*300 (beyond FP16's 65504), m3 = m2/300, m4 = m3/300, then Gemm.
@@ -173,5 +170,4 @@ rc=$?
 check "keep_dtype line naming nothing: a warning, not an error" test $rc -le 1
 check "the warning names the line" grep -q "keep_bad.txt:2.*no_such_node" "$TMP/warn.err"
 
-echo "precision_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "precision_cli"

@@ -4,19 +4,13 @@
 # the file or value; NaN / Inf inputs are reported, not fatal.
 set -uo pipefail
 NPUGAP=${1:?usage: precision_run_cli_test.sh NPUGAP_BINARY}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 # --- a model and inputs: y = x * 300 (x[3]), written by a tiny protobuf encoder -------------
-PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
-import sys
-from tiny_onnx import *
-out = sys.argv[1]
+tiny_onnx_models <<'PYEOF'
 
 model(f"{out}/scale.onnx", [node("Mul", ["x", "k"], ["y"], "mul")], [value_info("x", FLOAT, [3])],
       [value_info("y", FLOAT, [3])], inits=[float_tensor("k", [300.0])])
@@ -99,5 +93,4 @@ expect_error "mixlist parse error has line and column" "bad.json:2:" \
 printf '{"grey-list": {}}\n' > "$TMP/badkey.json"
 expect_error "mixlist unknown key" "grey-list" "$NPUGAP" run "$M" --precision-mode mixed_float16 --modify-mixlist "$TMP/badkey.json"
 
-echo "precision_run_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "precision_run_cli"

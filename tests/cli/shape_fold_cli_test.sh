@@ -6,13 +6,10 @@
 set -uo pipefail
 NPUGAP=${1:?usage: shape_fold_cli_test.sh NPUGAP_BINARY [MODELS_DIR]}
 MODELS=${2:-${NPUGAP_MODELS:-$(dirname "${BASH_SOURCE[0]}")/../../models}}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
 BERT=$MODELS/bert_encoder_op17.onnx
 GPT2=$MODELS/gpt2_decoder_op17.onnx
@@ -65,5 +62,4 @@ check "bert unbound: the Range is still a node" json_true "$TMP/out" "'Range' in
 expect_rc "bert: info runs" 0 "$NPUGAP" info "$BERT" --shape input_ids=8,128
 check "bert: info counts the file's 328 nodes" grep -q "328" "$TMP/out"
 
-echo "shape_fold_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "shape_fold_cli"

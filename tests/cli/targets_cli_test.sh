@@ -5,12 +5,9 @@
 set -uo pipefail
 NPUGAP=${1:?usage: targets_cli_test.sh NPUGAP_BINARY}
 NPUGAP=$(cd "$(dirname "$NPUGAP")" && pwd)/$(basename "$NPUGAP")  # absolute: one test runs elsewhere
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-passed=0
-failed=0
+cli_test_begin
 NAMES="ascend310p3 ascend910 ascend910b1 ascend910b2 ascend910b3 ascend910b4 ascend910c cpu-dev h200"
 
 is_json() { /usr/bin/python3 -c 'import json,sys; json.load(sys.stdin)' < "$1"; }
@@ -107,5 +104,4 @@ expect_error "show --json error is still one line" "unknown target 'nope'" "$NPU
 expect_error "show without a target" "target is required" "$NPUGAP" targets show
 expect_error "unknown targets flag" "--frobnicate" "$NPUGAP" targets --frobnicate
 
-echo "targets CLI tests: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "targets CLI tests"

@@ -6,18 +6,12 @@
 # sum before dividing.
 set -uo pipefail
 NPUGAP=${1:?usage: uniform_bf16_cli_test.sh NPUGAP_BINARY}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cli_test_begin
 
-PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" py - "$TMP" <<'PYEOF'
-import sys
-from tiny_onnx import *
-out = sys.argv[1]
+tiny_onnx_models <<'PYEOF'
 
 # y = Conv(x, W = [1, 1], B = 2^-9) over x[1,2,1,1]
 model(f"{out}/conv.onnx", [node("Conv", ["x", "W", "B"], ["y"], "conv")], [value_info("x", FLOAT, [1, 2, 1, 1])],
@@ -59,5 +53,4 @@ check "force_fp16 without oneDNN bf16: no note" test "$(json_get "$TMP/conv_fp16
 "$NPUGAP" run "$TMP/gap.onnx" --inputs "$TMP/gap_x.npy" --precision-mode uniform_bf16 --json > "$TMP/gap_bf16.json"
 check "gap uniform_bf16 rounds the sum first" test "$(y_max "$TMP/gap_bf16.json")" = 0.796875
 
-echo "uniform_bf16_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_test_end "uniform_bf16_cli"

@@ -16,10 +16,10 @@
 namespace npugap::exec {
 
 struct OpRow {
-  std::string_view domain;   // "" for ai.onnx
+  std::string_view domain;  // "" for ai.onnx
   std::string_view op_type;
-  int since_version;         // first opset this row handles
-  int until_version;         // last opset this row handles (inclusive)
+  int since_version;  // first opset this row handles
+  int until_version;  // last opset this row handles (inclusive)
   KernelFn kernel;
   const SupportRule* support;  // how ATC deploys it on an Ascend NPU (op_support.h)
 };
@@ -40,6 +40,9 @@ std::span<const OpRow> SignalOps();
 std::span<const OpRow> DetectionOps();
 std::span<const OpRow> TextOps();
 std::span<const OpRow> TrainingOps();
+
+// A family built from two row lists (its own and a sub-family's from another file), in order.
+std::vector<OpRow> JoinRows(std::span<const OpRow> first, std::span<const OpRow> second);
 
 class OpTable {
  public:

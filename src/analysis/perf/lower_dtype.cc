@@ -226,21 +226,14 @@ std::vector<DeviceOp> AssignDtypes(std::vector<DeviceOp> ops, const std::string&
       auto key = std::make_pair(t.value, want);
       auto c = cast_of.find(key);
       if (c == cast_of.end()) {
-        DeviceOp cast;
-        cast.op_type = "Cast";
-        cast.name = op.name + "/cast";
-        cast.category = Category::kTransDataCast;
-        cast.phase = op.phase;
         OpTensor in = t;
         in.dtype = have;
         OpTensor o = t;
         o.dtype = want;
-        o.value = next_id--;
-        o.weight = false;
-        cast.inputs = {in};
-        cast.outputs = {o};
-        c = cast_of.emplace(key, o.value).first;
-        current[o.value] = want;
+        DeviceOp cast = internal::ConversionOp(op, "Cast", "/cast", in, o, next_id);
+        const int cast_value = cast.outputs[0].value;
+        c = cast_of.emplace(key, cast_value).first;
+        current[cast_value] = want;
         out.push_back(std::move(cast));
         ++inserted;
       }

@@ -35,6 +35,21 @@ int NextFreeId(const std::vector<DeviceOp>& ops) {
   return lowest - 1;
 }
 
+DeviceOp ConversionOp(const DeviceOp& op, std::string_view op_type, std::string_view name_suffix, OpTensor in,
+                      OpTensor out, int& next_id) {
+  DeviceOp conversion;
+  conversion.op_type = op_type;
+  conversion.name = op.name;
+  conversion.name += name_suffix;
+  conversion.category = Category::kTransDataCast;
+  conversion.phase = op.phase;
+  out.value = next_id--;
+  out.weight = false;
+  conversion.inputs = {std::move(in)};
+  conversion.outputs = {std::move(out)};
+  return conversion;
+}
+
 namespace {
 constexpr std::string_view kElementwise[] = {
     "Add",  "Sub",      "Mul",   "RealDiv", "Pow",       "Sqrt",        "Reciprocal", "Exp",

@@ -2,6 +2,7 @@
 // lowering passes. Rebuilt after every pass that changes the list.
 #pragma once
 
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct OpGraph {
 
 // A value id no op of `ops` uses yet, counting down from the smallest one in use.
 int NextFreeId(const std::vector<DeviceOp>& ops);
+
+// A conversion kernel (Cast, TransData) inserted before `op`, in its phase, that turns `in` into
+// `out`; `out` becomes a new value (next_id, counted down) that is no weight.
+DeviceOp ConversionOp(const DeviceOp& op, std::string_view op_type, std::string_view name_suffix, OpTensor in,
+                      OpTensor out, int& next_id);
 
 bool IsElementwise(const std::string& op_type);
 bool IsActivation(const std::string& op_type);

@@ -198,23 +198,16 @@ std::vector<DeviceOp> AssignLayouts(std::vector<DeviceOp> ops, const target::Tar
       auto key = std::make_pair(t.value, want);
       auto c = converted.find(key);
       if (c == converted.end()) {
-        DeviceOp td;
-        td.op_type = "TransData";
-        td.name = op.name + "/transdata";
-        td.category = Category::kTransDataCast;
-        td.phase = op.phase;
         OpTensor in = t;
         in.format = have.format;
         in.shape = have.shape;
         OpTensor o = t;
         o.format = want;
-        o.value = next_id--;
-        o.weight = false;
-        td.inputs = {in};
-        td.outputs = {o};
+        DeviceOp td = internal::ConversionOp(op, "TransData", "/transdata", in, o, next_id);
         td.layout_fixed = true;
-        where[o.value] = {want, o.shape};
-        c = converted.emplace(key, o.value).first;
+        const OpTensor& converted_to = td.outputs[0];
+        where[converted_to.value] = {want, converted_to.shape};
+        c = converted.emplace(key, converted_to.value).first;
         out.push_back(std::move(td));
         ++inserted;
       }

@@ -16,24 +16,10 @@ using namespace elementwise;  // NOLINT(build/namespaces): the family's shared h
 
 // Relu: max(0, x); NaN passes through. Signed integers are allowed since opset 14.
 Status ReluKernel(KernelContext& ctx) {
-  NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
-  const Tensor& x = ctx.input(0);
-  Status status;
-  const bool known = DispatchNumeric(x.dtype(), [&]<typename T>() {
-    if constexpr (std::is_unsigned_v<T>) {
-      status = ctx.UnsupportedDType(x.dtype());
-    } else {
-      auto y = Tensor::Create(x.dtype(), x.shape());
-      if (!y.ok()) {
-        status = y.status();
-        return;
-      }
-      UnaryMap(x.data<T>(), y->template data<T>(), x.numel(), [](T v) { return v < T(0) ? T(0) : v; });
-      ctx.outputs[0] = std::move(*y);
-    }
+  return MapNumericUnary<false>(ctx, [](auto v) {
+    using T = decltype(v);
+    return v < T(0) ? T(0) : v;
   });
-  if (!known) return ctx.UnsupportedDType(x.dtype());
-  return status;
 }
 
 Status LeakyReluKernel(KernelContext& ctx) {
@@ -189,33 +175,21 @@ Status ThresholdedReluKernel(KernelContext& ctx) {
 // Shrink: x + bias for x < -lambd, x - bias for x > lambd, else 0. Numeric types: integers are
 // compared and shifted in double (the attributes are floats), then saturated back.
 Status ShrinkKernel(KernelContext& ctx) {
-  NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
   const float lambd = ctx.node.GetFloat("lambd", 0.5f);
   const float bias = ctx.node.GetFloat("bias", 0.0f);
-  const Tensor& x = ctx.input(0);
-  Status status;
-  const bool known = DispatchNumeric(x.dtype(), [&]<typename T>() {
-    auto y = Tensor::Create(x.dtype(), x.shape());
-    if (!y.ok()) {
-      status = y.status();
-      return;
-    }
+  return MapNumericUnary<true>(ctx, [lambd, bias](auto v) {
+    using T = decltype(v);
     using C = std::conditional_t<std::is_same_v<T, float>, float, double>;  // compute type
     const C l = static_cast<C>(lambd);
     const C b = static_cast<C>(bias);
-    UnaryMap(x.data<T>(), y->template data<T>(), x.numel(), [l, b](T v) {
-      const C c = static_cast<C>(v);
-      const C r = c < -l ? c + b : (c > l ? c - b : C(0));
-      if constexpr (std::is_integral_v<T>) {
-        return SaturateCast<T>(r);
-      } else {
-        return static_cast<T>(r);
-      }
-    });
-    ctx.outputs[0] = std::move(*y);
+    const C c = static_cast<C>(v);
+    const C r = c < -l ? c + b : (c > l ? c - b : C(0));
+    if constexpr (std::is_integral_v<T>) {
+      return SaturateCast<T>(r);
+    } else {
+      return static_cast<T>(r);
+    }
   });
-  if (!known) return ctx.UnsupportedDType(x.dtype());
-  return status;
 }
 
 constexpr OpRow kActivationRows[] = {

@@ -560,14 +560,10 @@ std::span<const OpRow> ElementwiseOps() {
       {"", "Max", 1, 17, WithHalf<VariadicKernel<MaxOp, VariadicTypes::kNumeric>>, &support::kVectorArith},
       {"", "Min", 1, 17, WithHalf<VariadicKernel<MinOp, VariadicTypes::kNumeric>>, &support::kVectorArith},
       {"", "Sum", 1, 17, WithHalf<VariadicKernel<AddOp, VariadicTypes::kFloat>>, &support::kVectorArith},
-      {"", "Mean", 1, 17, WithHalf<VariadicKernel<AddOp, VariadicTypes::kFloat, true>>, &support::kVectorArith},
+      {"", "Mean", 1, 17, WithHalf<VariadicKernel<AddOp, VariadicTypes::kFloat, true>>,
+       &support::kVectorArith},
   };
-  static const std::vector<OpRow> rows = [] {
-    std::vector<OpRow> all(std::begin(kBinaryRows), std::end(kBinaryRows));
-    const std::span<const OpRow> unary = elementwise::ElementwiseUnaryOps();
-    all.insert(all.end(), unary.begin(), unary.end());
-    return all;
-  }();
+  static const std::vector<OpRow> rows = JoinRows(kBinaryRows, elementwise::ElementwiseUnaryOps());
   return rows;
 }
 

@@ -197,6 +197,15 @@ inline Status RequireInputs(const KernelContext& ctx, size_t n) {
 
 inline bool IsHalfType(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 
+// Output 0 = op(x), elementwise, with x's dtype T and shape.
+template <typename T, typename Op>
+Status StoreUnaryMap(KernelContext& ctx, const Tensor& x, Op op) {
+  NPUGAP_ASSIGN_OR_RETURN(Tensor y, Tensor::Create(x.dtype(), x.shape()));
+  UnaryMap(x.data<T>(), y.template data<T>(), x.numel(), [&](T v) { return static_cast<T>(op(v)); });
+  ctx.outputs[0] = std::move(y);
+  return Status::Ok();
+}
+
 // Applies a float-only op to input 0 and writes output 0 with the same dtype and shape.
 // `op` is a generic lambda called with float or double.
 template <typename Op>
@@ -204,14 +213,23 @@ Status MapFloatUnary(KernelContext& ctx, Op op) {
   NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
   const Tensor& x = ctx.input(0);
   Status status;
-  const bool known = DispatchFloat(x.dtype(), [&]<typename T>() {
-    auto y = Tensor::Create(x.dtype(), x.shape());
-    if (!y.ok()) {
-      status = y.status();
-      return;
+  const bool known = DispatchFloat(x.dtype(), [&]<typename T>() { status = StoreUnaryMap<T>(ctx, x, op); });
+  if (!known) return ctx.UnsupportedDType(x.dtype());
+  return status;
+}
+
+// Output 0 = op(input 0) for numeric types; unsigned types are refused unless kAllowUnsigned.
+template <bool kAllowUnsigned, typename Op>
+Status MapNumericUnary(KernelContext& ctx, Op op) {
+  NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  Status status;
+  const bool known = DispatchNumeric(x.dtype(), [&]<typename T>() {
+    if constexpr (std::is_unsigned_v<T> && !kAllowUnsigned) {
+      status = ctx.UnsupportedDType(x.dtype());
+    } else {
+      status = StoreUnaryMap<T>(ctx, x, op);
     }
-    UnaryMap(x.data<T>(), y->template data<T>(), x.numel(), [&](T v) { return static_cast<T>(op(v)); });
-    ctx.outputs[0] = std::move(*y);
   });
   if (!known) return ctx.UnsupportedDType(x.dtype());
   return status;

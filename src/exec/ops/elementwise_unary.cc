@@ -53,13 +53,13 @@ float ScalarExp(float v) { return std::exp(v); }
 float ScalarErf(float v) { return std::erf(v); }
 float ScalarTanh(float v) { return std::tanh(v); }
 
-#define NPUGAP_VECTOR_UNARY(name, vector, expr)                                  \
-  Status name##Kernel(KernelContext& ctx) {                                      \
-    return MapFloatUnaryVectorised<vector, Scalar##name>(ctx, [](auto x) {       \
-      using T = decltype(x);                                                     \
-      (void)sizeof(T);                                                           \
-      return expr;                                                               \
-    });                                                                          \
+#define NPUGAP_VECTOR_UNARY(name, vector, expr)                            \
+  Status name##Kernel(KernelContext& ctx) {                                \
+    return MapFloatUnaryVectorised<vector, Scalar##name>(ctx, [](auto x) { \
+      using T = decltype(x);                                               \
+      (void)sizeof(T);                                                     \
+      return expr;                                                         \
+    });                                                                    \
   }
 NPUGAP_VECTOR_UNARY(Exp, _ZGVdN8v_expf, std::exp(x))
 NPUGAP_VECTOR_UNARY(Erf, _ZGVdN8v_erff, std::erf(x))
@@ -86,29 +86,6 @@ NPUGAP_FLOAT_UNARY(Acosh, std::acosh(x))
 NPUGAP_FLOAT_UNARY(Atanh, std::atanh(x))
 
 #undef NPUGAP_FLOAT_UNARY
-
-// Output 0 = op(input 0) for numeric types; unsigned types are refused unless kAllowUnsigned.
-template <bool kAllowUnsigned, typename Op>
-Status MapNumericUnary(KernelContext& ctx, Op op) {
-  NPUGAP_RETURN_IF_ERROR(RequireInputs(ctx, 1));
-  const Tensor& x = ctx.input(0);
-  Status status;
-  const bool known = DispatchNumeric(x.dtype(), [&]<typename T>() {
-    if constexpr (std::is_unsigned_v<T> && !kAllowUnsigned) {
-      status = ctx.UnsupportedDType(x.dtype());
-    } else {
-      auto y = Tensor::Create(x.dtype(), x.shape());
-      if (!y.ok()) {
-        status = y.status();
-        return;
-      }
-      UnaryMap(x.data<T>(), y->template data<T>(), x.numel(), [&](T v) { return static_cast<T>(op(v)); });
-      ctx.outputs[0] = std::move(*y);
-    }
-  });
-  if (!known) return ctx.UnsupportedDType(x.dtype());
-  return status;
-}
 
 // Abs of the most negative signed integer wraps to itself (two's complement), as in ORT.
 Status AbsKernel(KernelContext& ctx) {
@@ -238,19 +215,32 @@ Status ClipKernel(KernelContext& ctx) {
 }
 
 constexpr OpRow kUnaryRows[] = {
-    {"", "Abs", 1, 17, WithHalf<AbsKernel>, &support::kVectorArith},      {"", "Neg", 1, 17, WithHalf<NegKernel>, &support::kVectorArith},
-    {"", "Exp", 1, 17, WithHalf<ExpKernel>, &support::kVectorFloat},      {"", "Log", 1, 17, WithHalf<LogKernel>, &support::kVectorFloat},
-    {"", "Sqrt", 1, 17, WithHalf<SqrtKernel>, &support::kVectorFloat},    {"", "Reciprocal", 1, 17, WithHalf<ReciprocalKernel>, &support::kVectorFloat},
-    {"", "Floor", 1, 17, WithHalf<FloorKernel>, &support::kVectorArith},  {"", "Ceil", 1, 17, WithHalf<CeilKernel>, &support::kVectorArith},
-    {"", "Round", 11, 17, WithHalf<RoundKernel>, &support::kVectorArith}, {"", "Sign", 9, 17, WithHalf<SignKernel>, &support::kVectorArith},
-    {"", "Erf", 9, 17, WithHalf<ErfKernel>, &support::kVectorFloat},      {"", "Sin", 7, 17, WithHalf<SinKernel>, &support::kVectorFloat},
-    {"", "Cos", 7, 17, WithHalf<CosKernel>, &support::kVectorFloat},      {"", "Tan", 7, 17, WithHalf<TanKernel>, &support::kVectorFloat},
-    {"", "Asin", 7, 17, WithHalf<AsinKernel>, &support::kVectorFloat},    {"", "Acos", 7, 17, WithHalf<AcosKernel>, &support::kVectorFloat},
-    {"", "Atan", 7, 17, WithHalf<AtanKernel>, &support::kVectorFloat},    {"", "Sinh", 9, 17, WithHalf<SinhKernel>, &support::kVectorFloat},
-    {"", "Cosh", 9, 17, WithHalf<CoshKernel>, &support::kVectorFloat},    {"", "Asinh", 9, 17, WithHalf<AsinhKernel>, &support::kVectorFloat},
-    {"", "Acosh", 9, 17, WithHalf<AcoshKernel>, &support::kVectorFloat},  {"", "Atanh", 9, 17, WithHalf<AtanhKernel>, &support::kVectorFloat},
-    {"", "Tanh", 1, 17, WithHalf<TanhKernel>, &support::kVectorFloat},    {"", "IsNaN", 9, 17, WithHalf<IsNaNKernel>, &support::kVectorFloat},
-    {"", "IsInf", 10, 17, WithHalf<IsInfKernel>, &support::kVectorFloat}, {"", "Not", 1, 17, NotKernel, &support::kVectorArith},
+    {"", "Abs", 1, 17, WithHalf<AbsKernel>, &support::kVectorArith},
+    {"", "Neg", 1, 17, WithHalf<NegKernel>, &support::kVectorArith},
+    {"", "Exp", 1, 17, WithHalf<ExpKernel>, &support::kVectorFloat},
+    {"", "Log", 1, 17, WithHalf<LogKernel>, &support::kVectorFloat},
+    {"", "Sqrt", 1, 17, WithHalf<SqrtKernel>, &support::kVectorFloat},
+    {"", "Reciprocal", 1, 17, WithHalf<ReciprocalKernel>, &support::kVectorFloat},
+    {"", "Floor", 1, 17, WithHalf<FloorKernel>, &support::kVectorArith},
+    {"", "Ceil", 1, 17, WithHalf<CeilKernel>, &support::kVectorArith},
+    {"", "Round", 11, 17, WithHalf<RoundKernel>, &support::kVectorArith},
+    {"", "Sign", 9, 17, WithHalf<SignKernel>, &support::kVectorArith},
+    {"", "Erf", 9, 17, WithHalf<ErfKernel>, &support::kVectorFloat},
+    {"", "Sin", 7, 17, WithHalf<SinKernel>, &support::kVectorFloat},
+    {"", "Cos", 7, 17, WithHalf<CosKernel>, &support::kVectorFloat},
+    {"", "Tan", 7, 17, WithHalf<TanKernel>, &support::kVectorFloat},
+    {"", "Asin", 7, 17, WithHalf<AsinKernel>, &support::kVectorFloat},
+    {"", "Acos", 7, 17, WithHalf<AcosKernel>, &support::kVectorFloat},
+    {"", "Atan", 7, 17, WithHalf<AtanKernel>, &support::kVectorFloat},
+    {"", "Sinh", 9, 17, WithHalf<SinhKernel>, &support::kVectorFloat},
+    {"", "Cosh", 9, 17, WithHalf<CoshKernel>, &support::kVectorFloat},
+    {"", "Asinh", 9, 17, WithHalf<AsinhKernel>, &support::kVectorFloat},
+    {"", "Acosh", 9, 17, WithHalf<AcoshKernel>, &support::kVectorFloat},
+    {"", "Atanh", 9, 17, WithHalf<AtanhKernel>, &support::kVectorFloat},
+    {"", "Tanh", 1, 17, WithHalf<TanhKernel>, &support::kVectorFloat},
+    {"", "IsNaN", 9, 17, WithHalf<IsNaNKernel>, &support::kVectorFloat},
+    {"", "IsInf", 10, 17, WithHalf<IsInfKernel>, &support::kVectorFloat},
+    {"", "Not", 1, 17, NotKernel, &support::kVectorArith},
     {"", "Clip", 1, 17, WithHalf<ClipKernel>, &support::kVectorArith},
 };
 

@@ -73,9 +73,10 @@ struct Arith<ir::BFloat16Bits> {
   static ir::BFloat16Bits Store(float v) { return {numerics::FloatToBFloat16(v)}; }
 };
 
-// float32, float64, every integer, float16 and bfloat16 (as Float16Bits / BFloat16Bits).
-template <typename F>
-bool DispatchArithmetic(DType t, F&& f) {
+// float16 and bfloat16 (as Float16Bits / BFloat16Bits) go to f; any other type to rest(), the
+// dispatch the two below widen.
+template <typename F, typename Rest>
+bool DispatchHalfOr(DType t, F& f, Rest&& rest) {
   switch (t) {
     case DType::kFloat16:
       f.template operator()<ir::Float16Bits>();
@@ -84,23 +85,20 @@ bool DispatchArithmetic(DType t, F&& f) {
       f.template operator()<ir::BFloat16Bits>();
       return true;
     default:
-      return DispatchNumeric(t, f);
+      return rest();
   }
+}
+
+// float32, float64, every integer, float16 and bfloat16.
+template <typename F>
+bool DispatchArithmetic(DType t, F&& f) {
+  return DispatchHalfOr(t, f, [&] { return DispatchNumeric(t, f); });
 }
 
 // Floating types only: float32, float64, float16, bfloat16.
 template <typename F>
 bool DispatchFloating(DType t, F&& f) {
-  switch (t) {
-    case DType::kFloat16:
-      f.template operator()<ir::Float16Bits>();
-      return true;
-    case DType::kBFloat16:
-      f.template operator()<ir::BFloat16Bits>();
-      return true;
-    default:
-      return DispatchFloat(t, f);
-  }
+  return DispatchHalfOr(t, f, [&] { return DispatchFloat(t, f); });
 }
 
 }  // namespace npugap::exec::indexing

@@ -22,25 +22,13 @@ namespace {
 using reduction_internal::DimProduct;
 using reduction_internal::Float32ToHalf;
 using reduction_internal::HasHalfInput;
+using reduction_internal::MarkReducedAxes;
 using reduction_internal::NormalizeAxis;
+using reduction_internal::RowSum;
 using reduction_internal::RunInFloat32;
 
 constexpr int64_t kLanes = 8;
 constexpr int64_t kGrainElements = int64_t{1} << 14;
-
-// Sum of n contiguous elements in double, in kLanes interleaved lanes (vectorizes).
-template <typename T>
-double RowSum(const T* x, int64_t n) {
-  double lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += static_cast<double>(x[i + j]);
-  }
-  for (; i < n; ++i) lanes[0] += static_cast<double>(x[i]);
-  double sum = 0;
-  for (double l : lanes) sum += l;
-  return sum;
-}
 
 // Sum of (x - mean)^2 over n contiguous elements, in double.
 template <typename T>
@@ -515,14 +503,7 @@ Status MvnKernel(KernelContext& ctx) {
   const int64_t rank = x.rank();
   const std::vector<int64_t> axes = ctx.node.GetInts("axes", {0, 2, 3});
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t axis : axes) {
-    int64_t a = axis;
-    if (!NormalizeAxis(a, rank)) {
-      return ctx.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
-    if (reduced[static_cast<size_t>(a)]) return ctx.Error("axis " + std::to_string(axis) + " is repeated");
-    reduced[static_cast<size_t>(a)] = true;
-  }
+  NPUGAP_RETURN_IF_ERROR(MarkReducedAxes(ctx, axes, rank, reduced));
   Shape stat_shape = x.shape();
   int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d) {
@@ -609,12 +590,7 @@ constexpr OpRow kNormalizationRows[] = {
 }  // namespace
 
 std::span<const OpRow> NormalizationOps() {
-  static const std::vector<OpRow> rows = [] {
-    std::vector<OpRow> all(std::begin(kNormalizationRows), std::end(kNormalizationRows));
-    const auto losses = reduction_internal::LossOps();
-    all.insert(all.end(), losses.begin(), losses.end());
-    return all;
-  }();
+  static const std::vector<OpRow> rows = JoinRows(kNormalizationRows, reduction_internal::LossOps());
   return rows;
 }
 

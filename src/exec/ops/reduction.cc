@@ -27,6 +27,7 @@ namespace {
 
 using reduction_internal::DimProduct;
 using reduction_internal::IsHalfType;
+using reduction_internal::MarkReducedAxes;
 using reduction_internal::NormalizeAxis;
 using reduction_internal::RunInFloat32;
 
@@ -204,14 +205,7 @@ Expected<ReducePlan> MakeReducePlan(const KernelContext& ctx, const Tensor& x, b
     const bool noop = ctx.node.GetInt("noop_with_empty_axes", 0) != 0;
     if (!noop) reduced.assign(static_cast<size_t>(rank), true);
   }
-  for (int64_t axis : axes) {
-    int64_t a = axis;
-    if (!NormalizeAxis(a, rank)) {
-      return ctx.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
-    if (reduced[static_cast<size_t>(a)]) return ctx.Error("axis " + std::to_string(axis) + " is repeated");
-    reduced[static_cast<size_t>(a)] = true;
-  }
+  NPUGAP_RETURN_IF_ERROR(MarkReducedAxes(ctx, axes, rank, reduced));
   const bool keepdims = ctx.node.GetInt("keepdims", 1) != 0;
 
   ReducePlan plan;
@@ -645,12 +639,7 @@ constexpr OpRow kReductionRows[] = {
 }  // namespace
 
 std::span<const OpRow> ReductionOps() {
-  static const std::vector<OpRow> rows = [] {
-    std::vector<OpRow> all(std::begin(kReductionRows), std::end(kReductionRows));
-    const auto softmax = reduction_internal::SoftmaxOps();
-    all.insert(all.end(), softmax.begin(), softmax.end());
-    return all;
-  }();
+  static const std::vector<OpRow> rows = JoinRows(kReductionRows, reduction_internal::SoftmaxOps());
   return rows;
 }
 

@@ -29,11 +29,42 @@ inline bool NormalizeAxis(int64_t& axis, int64_t rank) {
   return true;
 }
 
+// Sets reduced[a] for each of `axes` (normalized to [0, rank)), or fails naming an axis that is
+// out of range or given twice.
+inline Status MarkReducedAxes(const KernelContext& ctx, const std::vector<int64_t>& axes, int64_t rank,
+                              std::vector<bool>& reduced) {
+  for (int64_t axis : axes) {
+    int64_t a = axis;
+    if (!NormalizeAxis(a, rank)) {
+      return ctx.Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    if (reduced[static_cast<size_t>(a)]) return ctx.Error("axis " + std::to_string(axis) + " is repeated");
+    reduced[static_cast<size_t>(a)] = true;
+  }
+  return Status::Ok();
+}
+
 // Product of shape[begin, end).
 inline int64_t DimProduct(const Shape& shape, int64_t begin, int64_t end) {
   int64_t p = 1;
   for (int64_t i = begin; i < end; ++i) p *= shape[static_cast<size_t>(i)];
   return p;
+}
+
+// Sum of n contiguous elements in double, in 8 interleaved lanes (vectorizes), added in lane order
+// at the end (normalization and softmax share it).
+template <typename T>
+double RowSum(const T* x, int64_t n) {
+  constexpr int64_t kLanes = 8;
+  double lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += static_cast<double>(x[i + j]);
+  }
+  for (; i < n; ++i) lanes[0] += static_cast<double>(x[i]);
+  double sum = 0;
+  for (double l : lanes) sum += l;
+  return sum;
 }
 
 // exp(x) for float32 in the Cephes expf scheme: x = n*ln2 + r with |r| <= ln2/2, exp(r) by a

@@ -52,19 +52,6 @@ T RowMax(const T* x, int64_t n) {
   return m;
 }
 
-template <typename T>
-double RowSum(const T* x, int64_t n) {
-  double lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += static_cast<double>(x[i + j]);
-  }
-  for (; i < n; ++i) lanes[0] += static_cast<double>(x[i]);
-  double sum = 0;
-  for (int64_t j = 0; j < kLanes; ++j) sum += lanes[j];
-  return sum;
-}
-
 // First index of the max (NaN counts as the max, like numpy.argmax).
 template <typename T>
 int64_t FirstMaxIndex(const T* x, int64_t n, int64_t stride) {

@@ -14,16 +14,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::FloatAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::Values;
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Runs a float32 activation and checks the outputs within `tol` (absolute).
@@ -32,16 +22,7 @@ void ExpectActivation(const std::string& op, std::map<std::string, ir::Attribute
   const Tensor out = Run1({.op_type = op,
                            .attributes = std::move(attributes),
                            .inputs = {Make<float>({static_cast<int64_t>(in.size())}, in)}});
-  ASSERT_EQ(out.dtype(), DType::kFloat32) << op;
-  ASSERT_EQ(out.numel(), static_cast<int64_t>(expected.size())) << op;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const float got = out.data<float>()[i];
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got)) << op << "[" << i << "] = " << got;
-    } else {
-      EXPECT_NEAR(got, expected[i], tol) << op << "[" << i << "]";
-    }
-  }
+  ExpectFloatValues(out, expected, tol, op);
 }
 
 TEST(ActivationTest, ReluFamily) {

@@ -7,12 +7,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::OpCall;
-using testing::RunOp;
-
 Expected<std::vector<Tensor>> Nms(Tensor boxes, Tensor scores, int64_t max_boxes, float iou,
                                   float score = -1.f, int64_t center_point_box = 0) {
   std::vector<Tensor> inputs = {std::move(boxes), std::move(scores),

@@ -14,19 +14,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::Bools;
-using testing::BoolValues;
-using testing::IntAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::StringAttr;
-using testing::Values;
-
 Status RunStatus(OpCall call) { return RunOp(call).status(); }
 
 TEST(ElementwiseBinaryTest, AddSameShapeAndScalar) {

@@ -14,18 +14,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::BoolValues;
-using testing::FloatAttr;
-using testing::IntAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::Values;
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -33,18 +21,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 void ExpectUnary(const std::string& op, std::vector<float> in, std::vector<float> expected,
                  float tol = 1e-6f) {
   const Tensor out = Run1({.op_type = op, .inputs = {Make<float>({static_cast<int64_t>(in.size())}, in)}});
-  ASSERT_EQ(out.dtype(), DType::kFloat32) << op;
-  ASSERT_EQ(out.numel(), static_cast<int64_t>(expected.size())) << op;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const float got = out.data<float>()[i];
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got)) << op << "[" << i << "] = " << got;
-    } else if (std::isinf(expected[i])) {
-      EXPECT_EQ(got, expected[i]) << op << "[" << i << "]";
-    } else {
-      EXPECT_NEAR(got, expected[i], tol) << op << "[" << i << "]";
-    }
-  }
+  ExpectFloatValues(out, expected, tol, op);
 }
 
 TEST(ElementwiseUnaryTest, BasicMath) {

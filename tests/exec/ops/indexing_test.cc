@@ -9,8 +9,6 @@
 namespace npugap::testing::indexing {
 namespace {
 
-using ir::DType;
-
 // ---- Gather ----------------------------------------------------------------------------------
 
 TEST(IndexingGather, Axis0CopiesRows) {

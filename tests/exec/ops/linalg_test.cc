@@ -8,12 +8,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::OpCall;
-using testing::RunOp;
-
 // Deterministic values in [-1, 1) for larger cases.
 std::vector<float> Pattern(int64_t n, int seed) {
   std::vector<float> v(static_cast<size_t>(n));

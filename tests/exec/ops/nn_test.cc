@@ -12,18 +12,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::FloatAttr;
-using testing::FloatsAttr;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::RunOp;
-using testing::StringAttr;
-
 Tensor Iota(Shape shape, float start = 0.f, float step = 1.f) {
   Tensor t = Tensor::Empty(DType::kFloat32, std::move(shape));
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i);

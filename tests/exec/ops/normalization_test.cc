@@ -12,19 +12,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::ExpectNearRelative;
-using testing::F32;
-using testing::FloatAttr;
-using testing::I64;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::RunAll;
-using testing::RunOp;
-using testing::StringAttr;
-
 TEST(NormalizationBatchNorm, Inference) {
   // Channel 0: mean 0, var 1, scale 1, B 0 -> y = x. Channel 1: mean 1, var 4, scale 2, B 1
   // -> y = (x - 1) / 2 * 2 + 1 = x.  Use B = 3 to see the shift: y = x + 2.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "op_test_util.h"
@@ -29,6 +30,24 @@ inline void ExpectNearRelative(const ir::Tensor& t, const ir::Shape& shape, cons
   }
 }
 
+// A float32 tensor of expected.size() values: NaN where NaN is expected, an infinity exactly,
+// every other value within `tol` (absolute). `op` names the op in the failure messages.
+inline void ExpectFloatValues(const ir::Tensor& out, const std::vector<float>& expected, float tol,
+                              const std::string& op) {
+  ASSERT_EQ(out.dtype(), ir::DType::kFloat32) << op;
+  ASSERT_EQ(out.numel(), static_cast<int64_t>(expected.size())) << op;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float got = out.data<float>()[i];
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got)) << op << "[" << i << "] = " << got;
+    } else if (std::isinf(expected[i])) {
+      EXPECT_EQ(got, expected[i]) << op << "[" << i << "]";
+    } else {
+      EXPECT_NEAR(got, expected[i], tol) << op << "[" << i << "]";
+    }
+  }
+}
+
 // ---- runs that must succeed (the test fails, with the kernel's message, when they do not) -------
 inline std::vector<ir::Tensor> RunAll(const OpCall& call) {
   auto out = RunOp(call);
@@ -43,3 +62,29 @@ inline ir::Tensor Run1(const OpCall& call) {
 }
 
 }  // namespace npugap::testing
+
+// The op tests name the tensor types and these helpers unqualified; declared once here rather
+// than in each test file.
+namespace npugap {
+using ir::DType;
+using ir::Shape;
+using ir::Tensor;
+using testing::Bools;
+using testing::BoolValues;
+using testing::ExpectFloatValues;
+using testing::ExpectNearRelative;
+using testing::F32;
+using testing::FloatAttr;
+using testing::FloatsAttr;
+using testing::I64;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::Make;
+using testing::OpCall;
+using testing::Run1;
+using testing::RunAll;
+using testing::RunOp;
+using testing::StringAttr;
+using testing::Strings;
+using testing::Values;
+}  // namespace npugap

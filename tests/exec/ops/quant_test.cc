@@ -7,16 +7,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::RunOp;
-using testing::Values;
-
 Tensor U8(Shape shape, std::vector<uint8_t> v) { return Tensor::FromVector<uint8_t>(std::move(shape), v); }
 Tensor I8(Shape shape, std::vector<int8_t> v) { return Tensor::FromVector<int8_t>(std::move(shape), v); }
 

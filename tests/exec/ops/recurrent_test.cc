@@ -8,12 +8,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::OpCall;
-using testing::RunOp;
-
 ir::Attribute Strings(std::vector<std::string> values) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kStrings;

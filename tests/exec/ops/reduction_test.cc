@@ -13,19 +13,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::ExpectNearRelative;
-using testing::F32;
-using testing::FloatAttr;
-using testing::I64;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::Values;
-
 OpCall Reduce(const std::string& op, Tensor x, std::vector<int64_t> axes, int64_t keepdims = 1,
               int64_t opset = 11) {
   OpCall call{op, "", opset, {{"keepdims", IntAttr(keepdims)}}, {std::move(x)}};
@@ -47,6 +34,23 @@ TEST(ReductionSum, AxesInputFromOpset13) {
 TEST(ReductionSum, AxesAttributeBeforeOpset13) {
   ExpectNearRelative(Run1(Reduce("ReduceSum", Small(), {0}, 0)), {3}, {5, 7, 9});
   ExpectNearRelative(Run1(Reduce("ReduceSum", Small(), {})), {1, 1}, {21});
+}
+
+// The axes checks reductions share with MeanVarianceNormalization (MarkReducedAxes).
+TEST(ReductionSum, RepeatedOrOutOfRangeAxisIsAnErrorNamingIt) {
+  auto repeated = RunOp(Reduce("ReduceSum", Small(), {1, -1}));
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(repeated.status().message().find("axis -1 is repeated"), std::string::npos)
+      << repeated.status().message();
+  auto outside = RunOp(Reduce("ReduceMax", Small(), {2}));
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("axis 2 is out of range for rank 2"), std::string::npos)
+      << outside.status().message();
+  auto mvn = RunOp(
+      OpCall{"MeanVarianceNormalization", "", 13, {{"axes", IntsAttr({0, 4})}}, {F32({1, 1, 1, 1}, {1})}});
+  ASSERT_FALSE(mvn.ok());
+  EXPECT_NE(mvn.status().message().find("axis 4 is out of range for rank 4"), std::string::npos)
+      << mvn.status().message();
 }
 
 TEST(ReductionSum, EmptyAxesReduceAllOrNothing) {

@@ -9,12 +9,6 @@
 namespace npugap {
 namespace {
 
-using ir::Shape;
-using ir::Tensor;
-using testing::F32;
-using testing::OpCall;
-using testing::RunOp;
-
 Tensor I64(int64_t v) { return Tensor::FromVector<int64_t>({}, {v}); }
 
 void ExpectTensor(const Expected<std::vector<Tensor>>& out, const Shape& shape,

@@ -14,21 +14,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::Bools;
-using testing::FloatAttr;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::StringAttr;
-using testing::Strings;
-using testing::Values;
-
 template <typename T>
 Tensor Iota(Shape shape) {
   Tensor t = Tensor::Empty(ir::DTypeOf<T>::value, std::move(shape));

@@ -16,21 +16,6 @@
 namespace npugap {
 namespace {
 
-using ir::DType;
-using ir::Shape;
-using ir::Tensor;
-using testing::Bools;
-using testing::FloatAttr;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::Make;
-using testing::OpCall;
-using testing::Run1;
-using testing::RunOp;
-using testing::StringAttr;
-using testing::Strings;
-using testing::Values;
-
 StatusCode CodeOf(const OpCall& call) { return RunOp(call).status().code(); }
 
 // ---- Constant, Identity --------------------------------------------------------------------

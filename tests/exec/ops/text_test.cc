@@ -5,12 +5,6 @@
 namespace npugap {
 namespace {
 
-using testing::IntsAttr;
-using testing::OpCall;
-using testing::RunOp;
-using testing::StringAttr;
-using testing::Strings;
-
 TEST(TextOps, StringNormalizerDropsStopwordsCaseInsensitivelyThenUppercases) {
   OpCall call{"StringNormalizer"};
   call.opset = 10;

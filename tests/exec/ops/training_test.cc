@@ -7,23 +7,21 @@
 namespace npugap {
 namespace {
 
-using testing::FloatAttr;
-using testing::OpCall;
-using testing::RunOp;
-
 OpCall TrainingCall(const std::string& op) {
   OpCall call{op, "ai.onnx.preview.training"};
   call.opset = 1;
   return call;
 }
 
-ir::Tensor F(std::vector<float> v) { return ir::Tensor::FromVector<float>({static_cast<int64_t>(v.size())}, v); }
+ir::Tensor F(std::vector<float> v) {
+  return ir::Tensor::FromVector<float>({static_cast<int64_t>(v.size())}, v);
+}
 
 TEST(TrainingOps, MomentumStandardFirstStepTakesTheWholeGradient) {
   OpCall call = TrainingCall("Momentum");
   call.attributes = {{"alpha", FloatAttr(0.9f)}, {"beta", FloatAttr(0.5f)}};
-  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}), ir::Tensor::FromVector<int64_t>({}, {0}), F({1.0f}),
-                 F({2.0f}), F({0.0f})};
+  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}), ir::Tensor::FromVector<int64_t>({}, {0}),
+                 F({1.0f}), F({2.0f}), F({0.0f})};
   call.num_outputs = 2;
   auto out = RunOp(call);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -34,8 +32,12 @@ TEST(TrainingOps, MomentumStandardFirstStepTakesTheWholeGradient) {
 
 TEST(TrainingOps, AdamAppliesBiasCorrection) {
   OpCall call = TrainingCall("Adam");
-  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}), ir::Tensor::FromVector<int64_t>({}, {1}), F({1.0f}),
-                 F({0.5f}), F({0.0f}), F({0.0f})};
+  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}),
+                 ir::Tensor::FromVector<int64_t>({}, {1}),
+                 F({1.0f}),
+                 F({0.5f}),
+                 F({0.0f}),
+                 F({0.0f})};
   call.num_outputs = 3;
   auto out = RunOp(call);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -48,8 +50,8 @@ TEST(TrainingOps, AdamAppliesBiasCorrection) {
 
 TEST(TrainingOps, AdagradRejectsIncompleteGroups) {
   OpCall call = TrainingCall("Adagrad");
-  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}), ir::Tensor::FromVector<int64_t>({}, {1}), F({1.0f}),
-                 F({0.5f})};
+  call.inputs = {ir::Tensor::FromVector<float>({}, {0.1f}), ir::Tensor::FromVector<int64_t>({}, {1}),
+                 F({1.0f}), F({0.5f})};
   call.num_outputs = 2;
   EXPECT_FALSE(RunOp(call).ok());
 }
