@@ -22,7 +22,10 @@ struct PerfOptions {
   TargetOptions target;
   std::string kernels;                      // --kernels FILE.csv
   std::string out;                          // --out predictions.csv
-  std::string dtype_labels = "as-written";  // --dtype-labels (dtype_labels.h)
+  // --dtype-labels (dtype_labels.h). The calibration format's labels are MindSpore profiler names,
+  // one TypeId early (docs/perf.md, "Dtype labels"), so records are read shifted unless told.
+  std::string dtype_labels = "typeid-shifted";
+  bool dtype_labels_given = false;
   bool json = false;
   PerfModelOptions model_mode;  // `perf MODEL ...` (perf_model_command.cc)
 };
@@ -125,7 +128,7 @@ int RunPerf(const PerfOptions& o) {
   if (model && !o.kernels.empty()) {
     return ReportError(Status::InvalidArgument("perf: give either MODEL or --kernels FILE.csv, not both"));
   }
-  if (model && o.dtype_labels != "as-written") {
+  if (model && o.dtype_labels_given) {
     return ReportError(Status::InvalidArgument(
         fmt::format("perf --dtype-labels {}: only with --kernels (it reads the labels of kernel records)",
                     o.dtype_labels)));
@@ -160,11 +163,13 @@ Command AddPerfCommand(CLI::App& app) {
                   "kernel records (CSV: op_type, block_dim, inputs, outputs, time_us) to predict");
   cmd->add_option("--out", options->out, "write the records with a predicted_us column to this CSV");
   cmd->add_option("--dtype-labels", options->dtype_labels,
-                  "how --kernels reads dtype labels: as-written (default) | typeid-shifted (MindSpore "
-                  "profiler files: each label is the TypeId before the real one)");
+                  "how --kernels reads dtype labels: typeid-shifted (default: MindSpore profiler files "
+                  "such as the calibration set, each label the TypeId before the real one) | "
+                  "as-written (true dtypes, e.g. npugap's own --kernels-out)");
   cmd->add_flag("--json", options->json, "JSON output");
   return {cmd, [options, cmd] {
             options->model_mode.batch_given = cmd->get_option("--batch")->count() > 0;
+            options->dtype_labels_given = cmd->get_option("--dtype-labels")->count() > 0;
             return RunPerf(*options);
           }};
 }

@@ -21,8 +21,10 @@ failed=0
 
 # pin WORKLOAD CORE_WEIGHTED_MAPE_PCT CORE_MAPE_PCT SUM_ERROR_PCT [DTYPE_LABELS]
 pin() {
-  local w=$1 labels=${5:-as-written}
-  "$NPUGAP" perf --kernels "$DIR/$w.csv" --target ascend910 --dtype-labels "$labels" --json > "$TMP/$w.json"
+  local w=$1 labels=${5:-default}
+  local reading=()
+  [ "$labels" = default ] || reading=(--dtype-labels "$labels")
+  "$NPUGAP" perf --kernels "$DIR/$w.csv" --target ascend910 "${reading[@]}" --json > "$TMP/$w.json"
   check "$w: exit 0" test $? -eq 0
   check "$w: no unknown kernel types" /usr/bin/python3 -c "
 import json,sys; j=json.load(open('$TMP/$w.json')); sys.exit(0 if j['unknown']==[] else 1)"
@@ -34,29 +36,14 @@ want=($2, $3, $4)
 print('$w ($labels): core weighted %.1f%% unweighted %.1f%% sum %+.1f%%' % got)
 sys.exit(0 if all(abs(g-w) <= 0.5 for g, w in zip(got, want)) else 1)"
 }
-pin resnet50_bs32_train 18.7 16.4 -10.7
-pin resnet50_bs32_train 22.6 18.9 -1.6
-pin bert_seq128_bs32_train 20.4 17.2 -4.0
-# The same files with each dtype label read as the MindSpore TypeId after it (docs/perf.md, "Dtype
-# labels"; docs/fidelity.md, session 14, perfbnvec): not the headline, pinned to follow the reading
-# the labels' evidence favours.
-pin resnet50_bs32_train 18.3 15.6 -15.1 typeid-shifted
-pin resnet50_bs32_train 19.0 16.6 -11.5 typeid-shifted
-pin bert_seq128_bs32_train 28.4 27.1 -33.4 typeid-shifted
-pin resnet50_bs32_train 19.0 16.5 -9.6
-pin bert_seq128_bs32_train 46.8 44.3 5.4
-# The same files with each dtype label read as the MindSpore TypeId after it (docs/perf.md, "Dtype
-# labels"; docs/fidelity.md, session 14, perfbnvec): not the headline, pinned to follow the reading
-# the labels' evidence favours.
-pin resnet50_bs32_train 19.8 17.1 -16.9 typeid-shifted
-pin bert_seq128_bs32_train 28.0 27.0 -32.6 typeid-shifted
-pin resnet50_bs32_train 19.0 16.5 -9.6
-pin bert_seq128_bs32_train 26.0 23.1 -11.1
-# The same files with each dtype label read as the MindSpore TypeId after it (docs/perf.md, "Dtype
-# labels"; docs/fidelity.md, session 14, perfbnvec): not the headline, pinned to follow the reading
-# the labels' evidence favours.
-pin resnet50_bs32_train 19.8 17.1 -16.9 typeid-shifted
-pin bert_seq128_bs32_train 24.3 22.7 -9.1 typeid-shifted
+# The headline: the default reading, typeid-shifted (the files' labels are one MindSpore TypeId
+# early; docs/perf.md, "Dtype labels"; docs/fidelity.md, session 14, perfbnvec).
+pin resnet50_bs32_train 17.4 15.1 -9.7
+pin bert_seq128_bs32_train 23.9 22.5 -8.3
+# The labels as they stand (float32 maps that are float16 in truth): pinned so a change to either
+# reading shows; not a figure the model aims at since session 14.
+pin resnet50_bs32_train 22.2 18.7 -2.7 as-written
+pin bert_seq128_bs32_train 52.4 50.2 -1.7 as-written
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

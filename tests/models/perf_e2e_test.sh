@@ -41,23 +41,14 @@ print(f'{r:.0f} {100*(r/$published-1):+.1f} {j[\"iteration_ms\"]:.1f}')")
 }
 
 R50=(--target ascend910 --batch 256 --train --precision-mode allow_mix_precision --optimizer momentum)
-# The +-15% aim is not met for ResNet-50 graph mode and BERT-Large (docs/fidelity.md, iteration
-# model, has the figures): the session-12 and -13 kernel changes moved the calibration kernels
-# towards their measured times, and the session-13 lowering made the lowered BERT-base step match
-# its measured kernel inventory; those measurements and the published throughputs disagree by more
-# than the model's scaling. Asserted as regression guards meanwhile, [0.75, 1.15] for both
-# (widened in session 13 from [0.80, 1.15]: the convolution cycle model moved ResNet-50 graph and
-# the inventory match moved BERT-Large below 0.80). BERT-Large's upper bound is 1.30 since session
-# 14 (mmtrue2): removing the stand-in kernel.fp32_matmul_passes (4 fp16 passes on float32-labelled
-# matmuls, which the lowering emits) moved it from -21.9% to +24.4%; the lowered matmuls have no
-# launched block_dim, so TBE's static-schedule rule cannot replace the stand-in there. A wider
-# guard, not a met aim (docs/fidelity.md).
-rate resnet50_graph 2115 0.75 1.15 256 "$DIR/resnet50_train.onnx" "${R50[@]}" --mode graph
+# Session 14 moved the whole model to the true dtypes (the calibration labels are one MindSpore
+# TypeId early; the lowering emits MindSpore's O2 dtypes: fp16 maps, fp32 BN tensors, dW and
+# optimizer). Both ResNet-50 rows now assert the +-15% aim itself. BERT-Large does not meet it
+# (+19.4% when this was written, docs/fidelity.md): the lowered matmuls have no launched block_dim,
+# so TBE's static-schedule re-read rule, which explains the slow 16,384-row records, cannot be
+# chosen for them. Its band [0.75, 1.35] is a regression guard, not the aim.
+rate resnet50_graph 2115 0.85 1.15 256 "$DIR/resnet50_train.onnx" "${R50[@]}" --mode graph
 rate resnet50_eager 1680 0.85 1.15 256 "$DIR/resnet50_train.onnx" "${R50[@]}" --mode eager
-# BERT-Large's upper bound is 1.35 since session 14 (lowertrue): the lowering now emits the true
-# mixed-precision dtypes (fp16 cube operands), and the cost model on BERT-base's records read
-# typeid-shifted is 33% fast in sum (docs/fidelity.md, "session 14, lowertrue"); the prediction
-# went from -21.9% to +21.3%. A regression guard until the cost model's true-dtype work lands.
 rate bert_large_graph 269 0.75 1.35 96 "$DIR/bert_large.onnx" --target ascend910 --batch 96 \
   --shape masked_positions=1920 --train --precision-mode allow_mix_precision --optimizer lamb --mode graph
 
