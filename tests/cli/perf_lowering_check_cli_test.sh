@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The training lowering names only kernel types the cost model has a rule for: each model is
 # lowered with `npugap perf MODEL --train --kernels-out` (MindSpore-style training on ascend910,
-# momentum, adam and adamw), and `npugap perf --kernels` on that CSV must report 0 unknown types and the
+# momentum, adam and adamw), and `npugap perf --kernels --dtype-labels as-written` (the lowering
+# writes true dtypes) on that CSV must report 0 unknown types and the
 # kernel types MindSpore's Ascend backend emits for the model's distinctive ops (docs/perf.md,
 # "Lowering check"). Models: a YOLO-style block, a DeepFM-style model, an Inception-style block and
 # a depthwise / transposed-conv / average-pool block generated here (scripts/gen_lowering_check_models.py), and
@@ -22,7 +23,8 @@ check "lowering-check models generated" test -s "$TMP/yolo_block.onnx" -a -s "$T
 lower() {
   "$NPUGAP" perf "$2" --target ascend910 --train --batch 4 --optimizer "$3" --kernels-out "$TMP/$1.csv" \
     > /dev/null 2> "$TMP/$1.err" &&
-    "$NPUGAP" perf --target ascend910 --kernels "$TMP/$1.csv" --json > "$TMP/$1.json" 2>> "$TMP/$1.err"
+    "$NPUGAP" perf --target ascend910 --kernels "$TMP/$1.csv" --dtype-labels as-written --json \
+      > "$TMP/$1.json" 2>> "$TMP/$1.err"
 }
 has_type() { grep -q "^$2," "$TMP/$1.csv"; }  # (no pipe: grep -q would cut it short under pipefail)
 lacks_type() { ! has_type "$1" "$2"; }
