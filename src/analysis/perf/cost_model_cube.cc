@@ -273,7 +273,15 @@ Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kern
   // lowered graph) shows no tiler and keeps the free split.
   const bool matmul = cube_op.find("MatMul") != std::string_view::npos;
   if (matmul && s.batch == 1 && kernel.block_dim > 0 && target.kernel && target.kernel->static_matmul_m_l0) {
-    const StaticSplit split = StaticCoreSplit(s.m, s.n, s.k, target.compute.cube_cores.value);
+    StaticSplit split = StaticCoreSplit(s.m, s.n, s.k, target.compute.cube_cores.value);
+    // `get_perfect_core_num` takes its core count from the build's `Device_core_num`, not from
+    // the chip: a block_dim below the chip's cores that no divisor split of the cache tiling
+    // gives, but that the static split over that many cores does (30 = 1 x 30), is read as the
+    // static schedule built for block_dim cores (docs/fidelity.md, session 14 mmtrue3).
+    if (split.m * split.n != kernel.block_dim && kernel.block_dim < target.compute.cube_cores.value &&
+        !HasDivisorSplit(1, (s.m + 15) / 16, (s.n + 15) / 16, (s.k + 15) / 16, s.split_k, kernel.block_dim)) {
+      split = StaticCoreSplit(s.m, s.n, s.k, kernel.block_dim);
+    }
     if (split.m * split.n == kernel.block_dim) {
       s.static_m_cores = split.m;
       s.static_n_cores = split.n;

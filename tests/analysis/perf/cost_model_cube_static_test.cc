@@ -86,6 +86,27 @@ TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
   EXPECT_NE(CubeTime(*plain, 32, no_tile).load, ct.load);
 }
 
+// A block_dim below the chip's cores that no divisor split gives but `get_perfect_core_num` over
+// that many cores does (its core count is the build's `Device_core_num`): BERT's 30-block
+// 16384 x 3072 x 768 `_MatMul_GeLU` / `_GeLUGrad` records, 1 x 30 (exp 1: only i = 1 is tried).
+TEST(PerfCubeStatic, ABlockDimBelowTheChipThatOnlyTheStaticSplitGivesIsThatSplit) {
+  const auto& t = Ascend910();
+  EXPECT_EQ(StaticCoreSplit(16384, 3072, 768, 30).m, 1);
+  EXPECT_EQ(StaticCoreSplit(16384, 3072, 768, 30).n, 30);
+  EXPECT_FALSE(HasDivisorSplit(1, 1024, 192, 48, false, 30));
+  const Kernel gelu = K("FusionOp_MatMul_GeLU", 30, {Nd(16384, 768), Nd(768, 3072), "ND:float16:3072"},
+                        {Nd(16384, 3072), Nd(16384, 3072)});
+  const auto on30 = DeriveCubeShape("MatMul", gelu, t);
+  ASSERT_TRUE(on30.ok()) << on30.status().message();
+  EXPECT_EQ(on30->static_m_cores, 1);
+  EXPECT_EQ(on30->static_n_cores, 30);
+  // 30 blocks over 160 x 48 fractals is the cache tiling's 5 x 6: not read as the static schedule.
+  EXPECT_TRUE(HasDivisorSplit(1, 160, 48, 48, false, 30));
+  EXPECT_EQ(DeriveCubeShape("MatMul", MatMul(2560, 768, 768, 30), t)->static_m_cores, 0);
+  // 24 blocks over 1024 x 192 fractals is a divisor split (8 x 3) too.
+  EXPECT_EQ(DeriveCubeShape("MatMul", MatMul(16384, 768, 3072, 24), t)->static_m_cores, 0);
+}
+
 TEST(PerfCubeStatic, AZeroTileInTheProfileIsAnErrorNamingTheField) {
   const auto bad =
       LoadEditedAscend910([](nlohmann::json& j) { j["kernel"]["static_matmul_m_l0"]["value"] = 0; });
@@ -106,10 +127,10 @@ TEST(PerfCubeStatic, AZeroTileInTheProfileIsAnErrorNamingTheField) {
 // true TypeId labels) cost the same cube MADs as float16 ones.
 TEST(PerfCubeStatic, Float32LabelsDoNotMultiplyTheMads) {
   const auto& t = Ascend910();
-  const auto f16 = DeriveCubeShape("MatMul", MatMul(4096, 4096, 4096, 24), t);
-  const auto f32 = DeriveCubeShape("MatMul", MatMul(4096, 4096, 4096, 24, "float32"), t);
+  const auto f16 = DeriveCubeShape("MatMul", MatMul(4096, 4096, 4096, 16), t);
+  const auto f32 = DeriveCubeShape("MatMul", MatMul(4096, 4096, 4096, 16, "float32"), t);
   ASSERT_TRUE(f16.ok() && f32.ok());
-  EXPECT_DOUBLE_EQ(CubeTime(*f16, 24, t).compute, CubeTime(*f32, 24, t).compute);
+  EXPECT_DOUBLE_EQ(CubeTime(*f16, 16, t).compute, CubeTime(*f32, 16, t).compute);
 }
 
 }  // namespace
