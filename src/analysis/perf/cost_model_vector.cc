@@ -176,7 +176,7 @@ constexpr std::array kRules = {
     // the casts are the fp32 flag's (one per full-size operand). Its big_x mode does the vmadd as a
     // scatter_vmul and a scatter_vadd (4 ops, not counted).
     Entry{"FusedDbnDwBnGrad", E32(3)},
-    Entry{"BNTrainingReduceGrad", E32(6)},
+    Entry{"BNTrainingReduceGrad", E32(4)},
     Entry{"BNInfer", E(2)},
     // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
     // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,
