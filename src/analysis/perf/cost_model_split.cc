@@ -9,7 +9,9 @@
 //     factor-2 cut of N (16 blocks), but not a cut of N into nparts = 30 (16 busy blocks).
 // A block_dim above the core count runs in waves: the busiest core runs ceil(blocks / cores)
 // busiest blocks. bn_update_grad's cut of C1 or N into `split(nparts=CORE_NUM)` parts, which
-// leaves 14 of 30 blocks idle on N = 32, is modelled (BnUpdateGradBusiest); bn_update's
+// leaves 14 of 30 blocks idle on N = 32, is modelled (BnUpdateGradBusiest), and so is
+// bn_training_reduce_grad's fallback to the elementwise schedule's nparts cut of N
+// (BnReduceGradBusiest), which has the same effect; bn_update's
 // (bn_update_schedule.py) is not: with it the update family is 1.6-2x over its records
 // (docs/fidelity.md, session 13 perfsplit, session 14 perfbnvec). The cube's split is its own
 // (cost_model_cube_time.cc).
