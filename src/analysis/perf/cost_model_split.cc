@@ -9,7 +9,9 @@
 //     factor-2 cut of N (16 blocks), but not a cut of N into nparts = 30 (16 busy blocks).
 // A block_dim above the core count runs in waves: the busiest core runs ceil(blocks / cores)
 // busiest blocks. bn_update_grad's cut of C1 or N into `split(nparts=CORE_NUM)` parts, which
-// leaves 14 of 30 blocks idle on N = 32, is modelled (BnUpdateGradBusiest); bn_update's
+// leaves 14 of 30 blocks idle on N = 32, is modelled (BnUpdateGradBusiest), and so is
+// bn_training_reduce_grad's fallback to the elementwise schedule's nparts cut of N
+// (BnReduceGradBusiest), which has the same effect; bn_update's
 // (bn_update_schedule.py) is not: with it the update family is 1.6-2x over its records
 // (docs/fidelity.md, session 13 perfsplit, session 14 perfbnvec). The cube's split is its own
 // (cost_model_cube_time.cc).
@@ -42,6 +44,24 @@ double BnUpdateGradBusiest(const Kernel& kernel, const Operand& big, double bloc
   if (n >= blocks && !divides(s[2]) && !divides(s[3])) return CeilDiv(n, blocks) * c1 * plane;
   return 0;
 }
+
+// bn_training_reduce_grad's schedule (te_schedule/bn_grad_reduce_schedule.py, same copy,
+// `BnGradReduceSchedule.do_schedule`) keeps its own "model parallel" cut only for C1 a multiple
+// of CORE_NUM (an even cut of C1) or 32 x 16 x 14/15 x 14/15 (N by 4 x C1 by 4, 32 blocks, even);
+// everything else goes to the elementwise schedule (elewise_schedule_new.py `_calculate_tiling`
+// with vector_schedule.py `_get_block_tiling` / `_find_split_axis` / `_do_tiling`). That one cuts
+// the first axis whose running product reaches block_dim; when it is axis 0 (N >= block_dim) it
+// uses `split(nparts=block_dim)`, so the busy blocks take ceil(N / block_dim) whole images and the
+// rest are guarded out (32 images on 30 blocks: 16 blocks of 2 images, 1.875x an even split).
+// Returns the busiest block's elements, or 0 where the cut is even or another axis is cut (flat).
+double BnReduceGradBusiest(const Kernel& kernel, const Operand& big, double blocks) {
+  const auto& s = big.shape;
+  if (kernel.op_type != "BNTrainingReduceGrad" || big.format != "NC1HWC0" || s.size() != 5) return 0;
+  const double n = static_cast<double>(s[0]), c1 = static_cast<double>(s[1]);
+  if (c1 >= blocks && std::fmod(c1, blocks) == 0) return 0;  // model parallel: whole c1, even
+  if (n < blocks) return 0;                                  // a later axis is cut: not modelled
+  return CeilDiv(n, blocks) * c1 * static_cast<double>(s[2] * s[3] * s[4]);
+}
 }  // namespace
 
 double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
@@ -58,6 +78,7 @@ double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops
     busiest = CeilDiv(elements / std::max(row, 1.0), blocks) * row;
   }
   if (busiest == 0) busiest = BnUpdateGradBusiest(kernel, big, blocks);
+  if (busiest == 0) busiest = BnReduceGradBusiest(kernel, big, blocks);
   if (busiest == 0) {
     const double align = std::max(1.0, static_cast<double>(ub_block) / static_cast<double>(ItemSize(dtype)));
     busiest = CeilDiv(CeilDiv(elements, blocks), align) * align;

@@ -156,7 +156,10 @@ constexpr std::array kRules = {
     Entry{"LayerNormBetaGammaBackpropV2", E32(3)},
     // batch norm (training) split as CANN emits it: reduce (sum, square, sum), update
     // (x - mean, * rstd, * gamma, + beta), update grad (xhat (2), dy xhat, two sums),
-    // reduce grad (xhat (2), two scaled subtractions, * gamma rstd). CANN's bn_update_grad
+    // reduce grad as its DSL computes it (bn_training_reduce_grad_compute: vmul of x by a
+    // per-channel multiplier, vadd grads, vadd a per-channel addend, vmul by scale / std; the
+    // per-channel broadcasts are fused into those instructions, `*_with_broadcast`, and its
+    // per-channel preamble is on 1 x C1 x 1 x 1 x 16 tensors, not counted). CANN's bn_update_grad
     // schedule emits update grad's two sums (dy xhat and dy, `tuple_sum` over N, H, W) per UB tile
     // as `vector_dichotomy_add_for_bn_reduce` whenever the reduced loop is longer than one repeat
     // (`_need_dichotomy_add`); bn_reduce's schedule does the same, but BNTrainingReduce mostly
@@ -176,7 +179,7 @@ constexpr std::array kRules = {
     // the casts are the fp32 flag's (one per full-size operand). Its big_x mode does the vmadd as a
     // scatter_vmul and a scatter_vadd (4 ops, not counted).
     Entry{"FusedDbnDwBnGrad", E32(3)},
-    Entry{"BNTrainingReduceGrad", E32(6)},
+    Entry{"BNTrainingReduceGrad", E32(4)},
     Entry{"BNInfer", E(2)},
     // A BatchNormalization ATC cannot fold into a convolution (DenseNet's pre-activation norms) is
     // BNInference (kernel bninference_d, op_impl impl/bninference_d.py, _fused_scale_bias_compute,

@@ -40,9 +40,10 @@ TEST(PerfBnFp32, UpdateGradOfFloat16MapsCostsFloat32WorkAndTwoCasts) {
 }
 
 TEST(PerfBnFp32, ReduceGradOfFloat16MapsCostsFloat32WorkAndThreeCasts) {
-  // grads, x and the output y: (6 ops + 3 casts) at the float32 rate against 6 ops.
+  // grads, x and the output y: (4 ops + 3 casts) at the float32 rate against 4 ops (the DSL's
+  // vmul, vadd, vadd, vmul on full-size tensors, bn_training_reduce_grad_compute).
   EXPECT_NEAR(VectorUs("BNTrainingReduceGrad", "float16", 2) / VectorUs("BNTrainingReduceGrad", "float32", 2),
-              1.5, 1e-9);
+              1.75, 1e-9);
   // FusedDbnDw's vector part is its own TIK kernel with its own rule (perfconvfw), not this one.
   const auto fused = internal::FindVectorRule("FusedDbnDwBnGrad");
   ASSERT_TRUE(fused.has_value());

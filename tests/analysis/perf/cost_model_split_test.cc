@@ -76,5 +76,26 @@ TEST(PerfSplit, BnUpdateGradBlocksTakeWholeChannelSlicesOrWholeImages) {
   EXPECT_NEAR(grad("32x16x56x56x16", "1x16x1x1x16", 28), us(32 * 16 * 56 * 56 * 16.0 / 28), 1e-6);
 }
 
+TEST(PerfSplit, BnReduceGradBlocksTakeWholeImagesUnlessC1DividesByTheBlocks) {
+  const target::Target& t = Bare();
+  // bn_training_reduce_grad falls back to the elementwise schedule, which cuts N with
+  // split(nparts = block_dim): whole images per block. Its vector work is 4 float32 ops.
+  const auto grad = [&](const std::string& dims, const std::string& c, int block_dim) {
+    const std::string x = "NC1HWC0:float32:" + dims, ch = "NC1HWC0:float32:" + c;
+    return PredictKernel(K("BNTrainingReduceGrad", block_dim, {x, x, ch, ch, ch, ch, ch}, {x}), t).vector_us;
+  };
+  const double rate = t.kernel->vector_instructions.at("simple").at("float32").value;
+  const auto us = [&](double elements) { return 1e6 * elements * 4 * rate / t.compute.clock.value; };
+  // 32 images on 30 blocks: 16 blocks take 2 images, 14 are idle (an even split: 1.07 images).
+  EXPECT_NEAR(grad("32x128x7x7x16", "1x128x1x1x16", 30), us(2 * 128 * 7 * 7 * 16.0), 1e-9);
+  // At block_dim 32 the cut is even.
+  EXPECT_NEAR(grad("32x128x7x7x16", "1x128x1x1x16", 32), us(128 * 7 * 7 * 16.0), 1e-9);
+  // C1 a multiple of block_dim: the schedule's own even cut of C1 (flat split, the same share).
+  EXPECT_NEAR(grad("32x60x7x7x16", "1x60x1x1x16", 30), us(32 * 2 * 7 * 7 * 16.0), 1e-6);
+  // Fewer images than blocks: a later axis is cut (not modelled): the flat split, ceil(1,605,632
+  // / 30) = 53,522 elements rounded up to whole 32 B blocks of 8 float32: 53,528.
+  EXPECT_NEAR(grad("16x128x7x7x16", "1x128x1x1x16", 30), us(53528), 1e-9);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
