@@ -174,6 +174,7 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
       // The general pattern convolves the dilated dy at stride 1 over dx's pixels (load3d).
       if (!kernel_1x1) SetLoad3d(s, CubeShape::Load3d::kA, *w, *dx, *dx, *dx);
     }
+    s.batch_cores_only = dy.format == "NC1HWC0" && dy.shape.size() == 5 && Pixels(dy) < Pixels(*dx);
     s.a_expand = Expansion(s.m * s.k, dy);  // dy, unfolded (and for the general pattern dilated) on chip
   } else {  // Conv2DBackpropFilter, FusedDbnDw: dW = x^T dy, k over dy's pixels
     const Operand* dw = FindFormat(k.outputs, "FracZ", 4);

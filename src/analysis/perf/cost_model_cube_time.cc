@@ -249,7 +249,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.mad_head,
                                       c.a_head,
                                       c.b_head,
-                                      static_cast<double>(s.images),
+                                      static_cast<double>(s.images) * (s.batch_cores_only ? -1.0 : 1.0),
                                       c.divisors ? 1.0 : 0.0,
                                       static_cast<double>(m_l0)};
   thread_local std::map<std::array<double, 30>, CubeTimes> cache;
@@ -269,9 +269,14 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
     best = StaticCore(c, 16 * CeilDiv(m16, s.static_m_cores), 16 * CeilDiv(n16, s.static_n_cores), 16 * k16,
                       m_l0);
   }
+  // A kernel bound on the batch axis only: each core takes whole images, all of n and k (the
+  // tvm split by nparts = cores leaves ceil(images / cores) on the busiest core).
+  const bool batch_only = s.batch_cores_only && images >= n_cores;
+  if (batch_only) best = OneCore(c, s.batch, 16 * CeilDiv(images, n_cores) * m16_image, 16 * n16, 16 * k16);
   std::vector<std::array<int64_t, 4>> tried;
   const auto cut = [&c](int64_t extent, int64_t parts) { return !c.divisors || extent % parts == 0; };
-  for (int64_t bd = 1; (s.static_m_cores == 0 || m_l0 == 0) && bd <= std::min<int64_t>(s.batch, n_cores);
+  for (int64_t bd = 1;
+       !batch_only && (s.static_m_cores == 0 || m_l0 == 0) && bd <= std::min<int64_t>(s.batch, n_cores);
        ++bd) {
     if (!cut(s.batch, bd)) continue;
     for (int64_t id = 1; id <= std::min<int64_t>(images, n_cores / bd); ++id) {

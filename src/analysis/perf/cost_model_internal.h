@@ -108,6 +108,12 @@ struct CubeShape {
   // TBE splits it over the cores as whole images (batch_dim) times fractal rows of one image
   // (m_dim), never a core's share across an image boundary. 0: m is split freely.
   int64_t images = 0;
+  // A backprop input of a strided forward (dy dilated to dx, either TBE pattern) with at least as
+  // many images as cores: its cores are bound on the batch axis only (batch_dim = cores, n_dim =
+  // m_dim = 1), so the busiest core takes ceil(images / cores) whole images, all of n and k.
+  // Not in the sources read (the tiling query that picks block_dim is closed); chosen from the
+  // records' times (docs/fidelity.md, "Changes (session 14, convsplit)").
+  bool batch_cores_only = false;
   // A matmul tiled by CANN's cache tiling (cost_model_cube_divisors.cc): the block split and the
   // L0 tile divide the fractal counts, when the launched block_dim is such a split.
   bool divisor_tiling = false;

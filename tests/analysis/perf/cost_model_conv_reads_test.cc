@@ -1,7 +1,8 @@
 // What the cube reads of a convolution's feature map (cost_model_cube.cc, ConvShape). A weight
 // gradient is dW = x^T dy with k over dy's pixels and B the im2col of x. FusedDbnDw takes, besides x and dy,
 // the BN input (as large as dy) and five per-channel [1, C1, 1, 1, C0] tensors; none of those may stand for
-// dy or x. A forward 1x1 window at stride_h > 1 reads only the rows it uses.
+// dy or x. A forward 1x1 window at stride_h > 1 reads only the rows it uses. A strided forward's
+// backprop input is bound on the batch axis only (CubeShape::batch_cores_only).
 #include <gtest/gtest.h>
 
 #include "../../../src/analysis/perf/cost_model_internal.h"
@@ -125,6 +126,30 @@ TEST(PerfFusedDbnDw, ItsBnGradientRunsInFloat32OnFloat16Maps) {
   const double elements = 32.0 * 16 * 56 * 56 * 16;
   EXPECT_GE(c.vector_us, 1e6 * VectorTime(static_cast<int64_t>(elements), six, "float32", t) / 32);
   EXPECT_LT(c.vector_us, 2e6 * VectorTime(static_cast<int64_t>(elements), six, "float32", t) / 32);
+}
+
+TEST(PerfConvSplit, AStridedBackpropInputIsBoundOnTheBatchOnly) {
+  // The records' 3x3 stride-2 backprop input 14 x 14 -> 28 x 28 (dy dilated to dx) and its
+  // stride-1 sibling 14 x 14 -> 14 x 14; and the 1x1 stride-2 one (kernel-size-1 pattern).
+  const CubeShape strided =
+      Shape(K("Conv2DBackpropInput", 30, {"NC1HWC0:float16:32x16x14x14x16", "FracZ:float16:144x16x16x16"},
+              {"NC1HWC0:float16:32x16x28x28x16"}));
+  const CubeShape plain =
+      Shape(K("Conv2DBackpropInput", 16, {"NC1HWC0:float16:32x16x14x14x16", "FracZ:float16:144x16x16x16"},
+              {"NC1HWC0:float16:32x16x14x14x16"}));
+  const CubeShape one_by_one =
+      Shape(K("Conv2DBackpropInput", 28, {"NC1HWC0:float16:32x64x14x14x16", "FracZ:float16:32x64x16x16"},
+              {"NC1HWC0:float16:32x32x28x28x16"}));
+  // The strided one runs the stride-1 kernel's MADs at dx's 28 x 28 (the dilated dy).
+  const CubeShape at_dx =
+      Shape(K("Conv2DBackpropInput", 16, {"NC1HWC0:float16:32x16x28x28x16", "FracZ:float16:144x16x16x16"},
+              {"NC1HWC0:float16:32x16x28x28x16"}));
+  EXPECT_EQ(strided.m, at_dx.m);
+  EXPECT_EQ(strided.n, at_dx.n);
+  EXPECT_EQ(strided.k, at_dx.k);
+  EXPECT_TRUE(strided.batch_cores_only);
+  EXPECT_TRUE(one_by_one.batch_cores_only);
+  EXPECT_FALSE(plain.batch_cores_only);
 }
 
 }  // namespace

@@ -84,5 +84,24 @@ TEST(PerfCubeTime, AConvolutionsCoresTakeWholeImagesTimesRowsOfOneImage) {
   EXPECT_DOUBLE_EQ(CubeTime(conv, 16, t).critical, CubeTime(Fp16(1, 26 * 16, 16, 16), 1, t).critical);
 }
 
+TEST(PerfCubeTime, AStridedBackpropInputsBusiestCoreTakesWholeImagesWithAllOfNAndK) {
+  const auto& t = Ascend910();
+  // 32 images of 13 fractals, n = k = 16, on 30 cores. Bound on the batch only, the busiest core
+  // takes ceil(32 / 30) = 2 images = 26 fractals; the images x rows split gives it 16.
+  CubeShape rows = Fp16(1, 32 * 208, 16, 16);
+  rows.images = 32;
+  CubeShape batch_only = rows;
+  batch_only.batch_cores_only = true;
+  EXPECT_DOUBLE_EQ(CubeTime(batch_only, 30, t).critical, CubeTime(Fp16(1, 26 * 16, 16, 16), 1, t).critical);
+  EXPECT_GT(CubeTime(batch_only, 30, t).critical, CubeTime(rows, 30, t).critical);
+  // Fewer images than cores: not bound on the batch only (one image per core would leave cores
+  // idle that the pixels can use), the images x rows split stands.
+  CubeShape few = Fp16(1, 8 * 208, 16, 16);
+  few.images = 8;
+  CubeShape few_batch_only = few;
+  few_batch_only.batch_cores_only = true;
+  EXPECT_DOUBLE_EQ(CubeTime(few_batch_only, 30, t).critical, CubeTime(few, 30, t).critical);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf::internal

@@ -254,9 +254,9 @@ TEST(PerfCostModel, StridedBackpropInputCountsTheMacsItsPatternRuns) {
   const KernelCost at_dy = dx_of("32x16x14x14x16", "8x16x16x16", "32x8x14x14x16");
   EXPECT_DOUBLE_EQ(strided.cube_us, at_dy.cube_us);
   EXPECT_GT(strided.time_us, at_dy.time_us);
-  // 3x3, stride 2: the MADs of the stride-1 kernel at dx's 28 x 28.
-  EXPECT_DOUBLE_EQ(dx_of("32x16x14x14x16", "72x16x16x16", "32x8x28x28x16").cube_us,
-                   dx_of("32x16x28x28x16", "72x16x16x16", "32x8x28x28x16").cube_us);
+  // 3x3, stride 2: the MADs of the stride-1 kernel at dx's 28 x 28 (its matrix view, which
+  // PerfConvSplit in cost_model_conv_reads_test.cc checks: the strided one is split over its cores
+  // differently).
 }
 
 TEST(PerfCostModel, FusedVectorWorkOnTheCubeOutputRunsAtItsType) {
@@ -269,7 +269,8 @@ TEST(PerfCostModel, FusedVectorWorkOnTheCubeOutputRunsAtItsType) {
         {"NC1HWC0:" + out + ":32x16x56x56x16", "NC1HWC0:float32:1x16x1x1x16", "NC1HWC0:float32:1x16x1x1x16"});
   };
   EXPECT_GT(PredictKernel(fused("float16"), t).vector_us, 0);
-  EXPECT_DOUBLE_EQ(PredictKernel(fused("float32"), t).vector_us, PredictKernel(fused("float16"), t).vector_us);
+  EXPECT_DOUBLE_EQ(PredictKernel(fused("float32"), t).vector_us,
+                   PredictKernel(fused("float16"), t).vector_us);
 }
 
 TEST(PerfCostModel, UnknownTypesAndAiCpu) {
