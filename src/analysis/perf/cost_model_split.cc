@@ -62,6 +62,23 @@ double BnReduceGradBusiest(const Kernel& kernel, const Operand& big, double bloc
   if (n < blocks) return 0;                                  // a later axis is cut: not modelled
   return CeilDiv(n, blocks) * c1 * static_cast<double>(s[2] * s[3] * s[4]);
 }
+
+// LAMB's two update kernels run TBE's elementwise schedule (lamb_apply_optimizer_assign: three
+// outputs, elewise_multi_schedule.py's ElewiseMultiSchedule, a subclass of elewise_schedule_new.py's
+// ElewiseSchedule, same copy; lamb_apply_weight_assign: one output, ElewiseSchedule), whose block
+// tiling (vector_schedule.py `_get_block_tiling` / `_find_split_axis`) cuts axis 0 with
+// `split(nparts=block_dim)` once it alone reaches block_dim (bnsplit's reading, above): the busy
+// blocks take ceil(d0 / block_dim) whole slices of the first axis. Returns the busiest block's
+// elements, or 0 where a later axis is cut (the flat split).
+double LambUpdateBusiest(const Kernel& kernel, const Operand& big, double blocks) {
+  const auto& s = big.shape;
+  if ((kernel.op_type != "LambApplyOptimizerAssign" && kernel.op_type != "LambApplyWeightAssign") ||
+      big.format != "ND" || s.empty())
+    return 0;
+  const double d0 = static_cast<double>(s[0]);
+  if (d0 < blocks) return 0;
+  return CeilDiv(d0, blocks) * static_cast<double>(Elements(big)) / d0;
+}
 }  // namespace
 
 double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
@@ -79,6 +96,7 @@ double SplitCores(const Kernel& kernel, const Operand& big, const VectorOps& ops
   }
   if (busiest == 0) busiest = BnUpdateGradBusiest(kernel, big, blocks);
   if (busiest == 0) busiest = BnReduceGradBusiest(kernel, big, blocks);
+  if (busiest == 0) busiest = LambUpdateBusiest(kernel, big, blocks);
   if (busiest == 0) {
     const double align = std::max(1.0, static_cast<double>(ub_block) / static_cast<double>(ItemSize(dtype)));
     busiest = CeilDiv(CeilDiv(elements, blocks), align) * align;

@@ -97,5 +97,31 @@ TEST(PerfSplit, BnReduceGradBlocksTakeWholeImagesUnlessC1DividesByTheBlocks) {
   EXPECT_NEAR(grad("16x128x7x7x16", "1x128x1x1x16", 30), us(53528), 1e-9);
 }
 
+TEST(PerfSplit, LambUpdateBlocksTakeWholeSlicesOfTheFirstAxis) {
+  const target::Target& t = Bare();
+  // lamb_apply_weight_assign runs the elementwise schedule, which cuts axis 0 with
+  // split(nparts = block_dim) once it reaches block_dim. Its vector work is 4 simple ops.
+  const auto weight = [&](const std::string& dims, int block_dim) {
+    const std::string w = "ND:float32:" + dims, s = "ND:float32:1";
+    return PredictKernel(K("LambApplyWeightAssign", block_dim, {s, s, s, w, w}, {w}), t).vector_us;
+  };
+  const double rate = t.kernel->vector_instructions.at("simple").at("float32").value;
+  const auto us = [&](double elements) { return 1e6 * elements * 4 * rate / t.compute.clock.value; };
+  // 40 rows on 30 blocks: 10 blocks take 2 rows of 3,072 (the flat split: 4,096 elements).
+  EXPECT_NEAR(weight("40x3072", 30), us(2 * 3072.0), 1e-9);
+  // Fewer rows than blocks: a later axis is cut (not modelled): the flat split, 61,440 / 30.
+  EXPECT_NEAR(weight("20x3072", 30), us(2048), 1e-9);
+  // The three-output optimizer kernel takes the same cut: 40 rows end with the block of 2 rows, as
+  // 60 rows do.
+  const auto optimizer = [&](const std::string& dims) {
+    const std::string x = "ND:float32:" + dims, s = "ND:float32:1";
+    return PredictKernel(K("LambApplyOptimizerAssign", 30, {x, x, x, x, s, s, s, s, s, s, s, s}, {x, x, x}),
+                         t)
+        .vector_us;
+  };
+  EXPECT_GT(optimizer("40x768"), 0);
+  EXPECT_NEAR(optimizer("40x768"), optimizer("60x768"), 1e-9);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
