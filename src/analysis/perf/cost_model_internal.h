@@ -43,8 +43,9 @@ enum class VectorClass : uint8_t {
 // runs simple ones (add, mul, max, compare, cast, reciprocal, rsqrt) at close to its lane rate,
 // exp / ln / sqrt, divisions and cross-lane reductions several times slower (docs/perf.md).
 // `broadcast` counts the per-row values a row-wise kernel spreads back over its row (the mean
-// subtracted, the sum divided by): no cost per element beyond the simple op that uses them, but
-// like the row reductions one instruction per row slice (VectorKernelTime).
+// subtracted, the sum divided by): each is a full-shape `vector_broadcast` into UB, a simple op
+// per element (VectorTime), and like the row reductions one instruction per row slice
+// (VectorKernelTime).
 // `fp32`: the op computes in float32 whatever its operands are stored in (a cast per full-size
 // operand stored in 2 bytes).
 // `tree_sums`: how many of the `simple` ops are lane-wise sums over N, H, W that CANN's batch-norm

@@ -378,8 +378,12 @@ double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype
   // The profile's rates are given for float16 and float32; other types take the one of their size.
   const std::string key = ItemSize(dtype) <= 2 ? "float16" : "float32";
   double cycles = 0;
+  // A per-row value broadcast back over its row is a `tbe.broadcast` node of the full shape, which
+  // TBE's schedules emit as its own `vector_broadcast` instruction into a UB buffer (the schedules'
+  // INSN_MAPPING: "broadcast" -> "vector_broadcast"), so it costs a simple op per element as well as
+  // its per-row-slice head (cost_model_tiles.cc).
   for (const auto& [cls, count] :
-       {std::pair{"simple", ops.simple}, std::pair{"transcendental", ops.transcendental},
+       {std::pair{"simple", ops.simple + ops.broadcast}, std::pair{"transcendental", ops.transcendental},
         std::pair{"divide", ops.divide}, std::pair{"reduce", ops.reduce}}) {
     if (count <= 0) continue;
     double per_element = 1.0 / lanes;
