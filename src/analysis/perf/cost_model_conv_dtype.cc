@@ -33,14 +33,6 @@ bool IsFloat(std::string_view dtype) { return dtype == "float16" || dtype == "fl
 
 bool IsWeight(const Operand& op) { return op.format == "FracZ" || op.format == "FRACTAL_Z"; }
 
-bool IsMap(const Operand& op) {
-  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] > 1;
-}
-
-bool IsChannelTensor(const Operand& op) {
-  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] == 1;
-}
-
 }  // namespace
 
 bool IsConvolutionOp(std::string_view p) {
@@ -57,12 +49,12 @@ std::optional<Kernel> WithConvolutionDtypes(const Kernel& kernel, const target::
   const bool bn_sums = std::find(parts.begin(), parts.end(), "BNTrainingReduce") != parts.end();
   Kernel k = kernel;
   for (Operand& op : k.inputs) {
-    if (IsFloat(op.dtype) && (IsMap(op) || IsWeight(op))) op.dtype = "float16";
+    if (IsFloat(op.dtype) && (IsFeatureMap(op) || IsWeight(op))) op.dtype = "float16";
   }
   for (Operand& op : k.outputs) {
     if (!IsFloat(op.dtype)) continue;
     if (weight_gradient && IsWeight(op)) op.dtype = "float32";
-    if (!weight_gradient && IsMap(op)) op.dtype = "float16";
+    if (!weight_gradient && IsFeatureMap(op)) op.dtype = "float16";
     if (bn_sums && IsChannelTensor(op)) op.dtype = "float32";
   }
   return k;

@@ -87,11 +87,6 @@ double Expansion(int64_t matrix_elements, const Operand& source) {
 // unfolded matrix (16 pixels x C0) does not straddle two images.
 int64_t Pixels(const Operand& op) { return op.shape[0] * RoundUp(op.shape[2] * op.shape[3], 16); }
 
-// A feature map rather than a per-channel [1, C1, 1, 1, C0] tensor (BN statistics, scales).
-bool IsFeatureMap(const Operand& op) {
-  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] > 1;
-}
-
 // The unfolded operand of a convolution with weight `w` (FracZ [C1 x kh x kw, ...]) over the
 // feature map `x` with output `y`: load3d at the window's stride, unless the window is a 1x1
 // stride-1 one, which the cube loads as it lies (load2d). Row switches follow the width of

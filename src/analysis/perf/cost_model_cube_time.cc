@@ -60,12 +60,17 @@ struct CoreCycles {
 };
 
 // One L0 tile shape m0 x n0 (m0 given) and the best L1 mode for it.
-CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
-  // Half of L0C holds m0 x n0 fp32 sums; half of L0A / L0B the k0-deep operands (double buffers).
-  const double sums = c.l0c_size / 2 / 4;
-  const int64_t n0 = TileAtMost(c, n, Down16(sums / static_cast<double>(m0)));
+// The L0 tile's n0 and k0 for m0 rows: half of L0C holds m0 x n0 fp32 sums, half of L0A / L0B
+// the k0-deep operands (double buffers).
+std::pair<int64_t, int64_t> L0Tile(const Core& c, int64_t n, int64_t k, int64_t m0) {
+  const int64_t n0 = TileAtMost(c, n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
   const int64_t k0 = TileAtMost(
       c, k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  return {n0, k0};
+}
+
+CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
+  const auto [n0, k0] = L0Tile(c, n, k, m0);
   const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle + c.mad_head;
   const double mte1_a = m0 * k0 * c.in_bytes / c.l0a + c.a_head,
                mte1_b = k0 * n0 * c.in_bytes / c.l0b + c.b_head;
@@ -138,11 +143,10 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
 // tile m0 x n0 (m0 from the profile, n0 and k0 filling half of L0C / L0A / L0B), the operand
 // that is not kept in L1 is loaded again for every tile of the other axis, and the loads are
 // double-buffered against the MADs (`m_l1_double_buffer` = 2 unless a tile is the whole share).
-CoreCycles StaticCore(const Core& c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
+CoreCycles StaticCore(Core c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
+  c.divisors = false;  // the static schedule's tiles are not the cache tiling's divisors
   const int64_t m0 = std::min(m, Down16(static_cast<double>(m_l0)));
-  const int64_t n0 = std::min(n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
-  const int64_t k0 =
-      std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  const auto [n0, k0] = L0Tile(c, n, k, m0);
   const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle;
   const double mte1 = std::max(m0 * k0 * c.in_bytes / c.l0a, k0 * n0 * c.in_bytes / c.l0b);
   const double tiles = static_cast<double>(CeilDiv(m, m0) * CeilDiv(n, n0));
@@ -265,7 +269,8 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   const int64_t m16_image = m16 / images;
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
-  if (s.static_m_cores > 0 && s.static_n_cores > 0 && m_l0 > 0) {
+  const bool static_schedule = s.static_m_cores > 0 && s.static_n_cores > 0 && m_l0 > 0;
+  if (static_schedule) {
     best = StaticCore(c, 16 * CeilDiv(m16, s.static_m_cores), 16 * CeilDiv(n16, s.static_n_cores), 16 * k16,
                       m_l0);
   }
@@ -275,9 +280,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (batch_only) best = OneCore(c, s.batch, 16 * CeilDiv(images, n_cores) * m16_image, 16 * n16, 16 * k16);
   std::vector<std::array<int64_t, 4>> tried;
   const auto cut = [&c](int64_t extent, int64_t parts) { return !c.divisors || extent % parts == 0; };
-  for (int64_t bd = 1;
-       !batch_only && (s.static_m_cores == 0 || m_l0 == 0) && bd <= std::min<int64_t>(s.batch, n_cores);
-       ++bd) {
+  // The split search, unless the kernel's split is already known (the static schedule, batch only).
+  const int64_t searched_batch = batch_only || static_schedule ? 0 : std::min<int64_t>(s.batch, n_cores);
+  for (int64_t bd = 1; bd <= searched_batch; ++bd) {
     if (!cut(s.batch, bd)) continue;
     for (int64_t id = 1; id <= std::min<int64_t>(images, n_cores / bd); ++id) {
       for (int64_t md = 1; md <= std::min<int64_t>(m16_image, n_cores / (bd * id)); ++md) {

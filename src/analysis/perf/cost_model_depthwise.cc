@@ -28,7 +28,7 @@ int64_t RoundUp16(int64_t v) { return (v + 15) / 16 * 16; }
 // compute); NC1HWC0 [N, C1, H, W, C0].
 int64_t PaddedPixels(const Operand& op) { return op.shape[0] * RoundUp16(op.shape[2] * op.shape[3]); }
 
-bool IsFeatureMap(const Operand& op) { return op.format == "NC1HWC0" && op.shape.size() == 5; }
+bool IsNc1hwc0(const Operand& op) { return op.format == "NC1HWC0" && op.shape.size() == 5; }
 
 // The filter: C1HWNCoC0 (6-D as MindSpore registers it, 5-D [C1, H, W, Co, C0] in the compute).
 const Operand* FindFilter(const std::vector<Operand>& ops) {
@@ -41,7 +41,7 @@ const Operand* FindFilter(const std::vector<Operand>& ops) {
 // The n-th NC1HWC0 operand of `ops` (0-based), or nullptr.
 const Operand* FeatureMap(const std::vector<Operand>& ops, int nth) {
   for (const Operand& op : ops) {
-    if (IsFeatureMap(op) && nth-- == 0) return &op;
+    if (IsNc1hwc0(op) && nth-- == 0) return &op;
   }
   return nullptr;
 }

@@ -27,6 +27,11 @@ int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side);
 // fractals) or by TransData keeps 4 bytes per element; the calibration records' float32 NZ
 // tensors read under their true TypeIds (docs/perf.md "Dtype labels") are such outputs.
 int64_t LabelledBytes(const Operand& op, int64_t ub_block);
+// An NC1HWC0 feature map (N x H x W > 1), not a per-channel [1, C1, 1, 1, C0] tensor (BN
+// statistics, scales, sums).
+bool IsFeatureMap(const Operand& op);
+// A per-channel [1, C1, 1, 1, C0] tensor.
+bool IsChannelTensor(const Operand& op);
 // Whether `op` is the bit mask of ReLUV2 (written) or ReluGradV2 (read) for the feature map `x`:
 // CANN's relu_v2 computes it with vcmp's bit mode, one bit per element of x stored as uint8
 // [N, C1, H, W, C0 / 8], so it is 1 byte per element whatever dtype the record lists.

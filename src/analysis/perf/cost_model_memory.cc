@@ -34,6 +34,12 @@ bool IsFractalFormat(std::string_view f) {
   return f == "NC1HWC0" || f == "FracZ" || f == "FRACTAL_Z" || f == "FRACTAL_NZ" || f == "NDC1HWC0" ||
          f == "FRACTAL_Z_3D" || f == "C1HWNCoC0";
 }
+
+// `bytes` rounded up to whole UB blocks.
+int64_t BlockBytes(int64_t bytes, int64_t ub_block) {
+  const int64_t block = std::max<int64_t>(ub_block, 1);
+  return (bytes + block - 1) / block * block;
+}
 }  // namespace
 
 int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
@@ -47,15 +53,19 @@ int64_t StoredBytes(const Operand& op, int64_t ub_block, bool cube_side) {
       op.shape.back() == 16 && (op.dtype == "float32" || op.dtype == "float")) {
     item = 2;
   }
-  const int64_t bytes = Elements(op) * item;
-  const int64_t block = std::max<int64_t>(ub_block, 1);
-  return (bytes + block - 1) / block * block;
+  return BlockBytes(Elements(op) * item, ub_block);
 }
 
 int64_t LabelledBytes(const Operand& op, int64_t ub_block) {
-  const int64_t bytes = Elements(op) * ItemSize(op.dtype);
-  const int64_t block = std::max<int64_t>(ub_block, 1);
-  return (bytes + block - 1) / block * block;
+  return BlockBytes(Elements(op) * ItemSize(op.dtype), ub_block);
+}
+
+bool IsFeatureMap(const Operand& op) {
+  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] > 1;
+}
+
+bool IsChannelTensor(const Operand& op) {
+  return op.format == "NC1HWC0" && op.shape.size() == 5 && op.shape[0] * op.shape[2] * op.shape[3] == 1;
 }
 
 bool IsReluBitMask(const Operand& op, const Operand& x) {

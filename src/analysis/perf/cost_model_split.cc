@@ -24,6 +24,19 @@ namespace npugap::analysis::perf::internal {
 namespace {
 double CeilDiv(double a, double b) { return std::ceil(a / std::max(b, 1.0)); }
 
+// TBE's generic elementwise schedule (elewise_schedule_new.py `_calculate_tiling` with
+// vector_schedule.py `_get_block_tiling` / `_find_split_axis` / `_do_tiling`; public copy
+// jizhuoran/caffe-huawei-atlas-convertor @ff9768e) cuts the first axis whose running product
+// reaches block_dim; when that is axis 0 (d0 >= block_dim) it uses `split(nparts=block_dim)`, so
+// the busy blocks take ceil(d0 / block_dim) whole slices of axis 0 and the rest are guarded out.
+// Returns the busiest block's elements, or 0 where a later axis is cut (not modelled: the flat split).
+double ElementwiseAxis0Busiest(const Operand& big, double blocks) {
+  if (big.shape.empty()) return 0;
+  const double d0 = static_cast<double>(big.shape[0]);
+  if (d0 < blocks) return 0;
+  return CeilDiv(d0, blocks) * static_cast<double>(Elements(big)) / d0;
+}
+
 // bn_update_grad's schedule (te_schedule/bn_update_grad_shedule.py, 2019 TBE, public copy
 // jizhuoran/caffe-huawei-atlas-convertor @ff9768e, `bn_update_grad_schedule`) binds one of its
 // per-channel sums' axes to the blocks with `split(nparts=CORE_NUM)`, so block_dim is CORE_NUM and
@@ -48,36 +61,26 @@ double BnUpdateGradBusiest(const Kernel& kernel, const Operand& big, double bloc
 // bn_training_reduce_grad's schedule (te_schedule/bn_grad_reduce_schedule.py, same copy,
 // `BnGradReduceSchedule.do_schedule`) keeps its own "model parallel" cut only for C1 a multiple
 // of CORE_NUM (an even cut of C1) or 32 x 16 x 14/15 x 14/15 (N by 4 x C1 by 4, 32 blocks, even);
-// everything else goes to the elementwise schedule (elewise_schedule_new.py `_calculate_tiling`
-// with vector_schedule.py `_get_block_tiling` / `_find_split_axis` / `_do_tiling`). That one cuts
-// the first axis whose running product reaches block_dim; when it is axis 0 (N >= block_dim) it
-// uses `split(nparts=block_dim)`, so the busy blocks take ceil(N / block_dim) whole images and the
-// rest are guarded out (32 images on 30 blocks: 16 blocks of 2 images, 1.875x an even split).
+// everything else goes to the elementwise schedule's cut of axis 0 (ElementwiseAxis0Busiest):
+// whole images (32 images on 30 blocks: 16 blocks of 2 images, 1.875x an even split).
 // Returns the busiest block's elements, or 0 where the cut is even or another axis is cut (flat).
 double BnReduceGradBusiest(const Kernel& kernel, const Operand& big, double blocks) {
   const auto& s = big.shape;
   if (kernel.op_type != "BNTrainingReduceGrad" || big.format != "NC1HWC0" || s.size() != 5) return 0;
-  const double n = static_cast<double>(s[0]), c1 = static_cast<double>(s[1]);
+  const double c1 = static_cast<double>(s[1]);
   if (c1 >= blocks && std::fmod(c1, blocks) == 0) return 0;  // model parallel: whole c1, even
-  if (n < blocks) return 0;                                  // a later axis is cut: not modelled
-  return CeilDiv(n, blocks) * c1 * static_cast<double>(s[2] * s[3] * s[4]);
+  return ElementwiseAxis0Busiest(big, blocks);
 }
 
 // LAMB's two update kernels run TBE's elementwise schedule (lamb_apply_optimizer_assign: three
 // outputs, elewise_multi_schedule.py's ElewiseMultiSchedule, a subclass of elewise_schedule_new.py's
 // ElewiseSchedule, same copy; lamb_apply_weight_assign: one output, ElewiseSchedule), whose block
-// tiling (vector_schedule.py `_get_block_tiling` / `_find_split_axis`) cuts axis 0 with
-// `split(nparts=block_dim)` once it alone reaches block_dim (bnsplit's reading, above): the busy
-// blocks take ceil(d0 / block_dim) whole slices of the first axis. Returns the busiest block's
-// elements, or 0 where a later axis is cut (the flat split).
+// tiling cuts axis 0 into whole slices (ElementwiseAxis0Busiest).
 double LambUpdateBusiest(const Kernel& kernel, const Operand& big, double blocks) {
-  const auto& s = big.shape;
   if ((kernel.op_type != "LambApplyOptimizerAssign" && kernel.op_type != "LambApplyWeightAssign") ||
-      big.format != "ND" || s.empty())
+      big.format != "ND")
     return 0;
-  const double d0 = static_cast<double>(s[0]);
-  if (d0 < blocks) return 0;
-  return CeilDiv(d0, blocks) * static_cast<double>(Elements(big)) / d0;
+  return ElementwiseAxis0Busiest(big, blocks);
 }
 }  // namespace
 
