@@ -143,25 +143,37 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
 // tile m0 x n0 (m0 from the profile, n0 and k0 filling half of L0C / L0A / L0B), the operand
 // that is not kept in L1 is loaded again for every tile of the other axis, and the loads are
 // double-buffered against the MADs (`m_l1_double_buffer` = 2 unless a tile is the whole share).
+// The schedule cuts C by tvm `split(factor = tile)`, which leaves a last tile of the remaining
+// extent (512 + 256 for n = 768 with n0 = 512): that tile's MADs and drain cover only its own
+// rows and columns, so over the share every element of C is drained once.
 CoreCycles StaticCore(Core c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
   c.divisors = false;  // the static schedule's tiles are not the cache tiling's divisors
   const int64_t m0 = std::min(m, Down16(static_cast<double>(m_l0)));
-  const auto [n0, k0] = L0Tile(c, n, k, m0);
-  const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle;
-  const double mte1 = std::max(m0 * k0 * c.in_bytes / c.l0a, k0 * n0 * c.in_bytes / c.l0b);
-  const double tiles = static_cast<double>(CeilDiv(m, m0) * CeilDiv(n, n0));
-  const double tile_k = static_cast<double>(CeilDiv(k, k0)) * std::max(mad, mte1);
+  const int64_t n0 = L0Tile(c, n, k, m0).first;  // its depth k0 only groups the k rows
   const StaticReads reads = StaticOperandReads(m, n, k, m0, n0, c.l1, c.in_bytes);
   // The first read of each operand comes from GM; every further one too: each tile's load is
   // its own GM -> L1 copy (MTE2), at gm_to_l1.
   const double a = m * k * c.in_bytes, b = k * n * c.in_bytes;
   const double load = (a * reads.a_times + b * reads.b_times) / c.gm;
-  const double drain = m0 * n0 * c.out_bytes / c.out;
+  // Each tile runs all of k: per k row the MADs of its rows x columns, or the MTE1 loads of its
+  // A rows and B columns if slower (L0A / L0B double-buffered). Tiles: full and last, per axis.
+  const int64_t mo = CeilDiv(m, m0), no = CeilDiv(n, n0);
+  const std::array<std::pair<int64_t, int64_t>, 2> rows = {{{m0, mo - 1}, {m - (mo - 1) * m0, 1}}};
+  const std::array<std::pair<int64_t, int64_t>, 2> cols = {{{n0, no - 1}, {n - (no - 1) * n0, 1}}};
+  double mads = 0;
+  for (const auto& [mi, m_count] : rows) {
+    for (const auto& [ni, n_count] : cols) {
+      const double per_k = std::max(static_cast<double>(mi * ni) / c.macs_per_cycle,
+                                    std::max(mi * c.in_bytes / c.l0a, ni * c.in_bytes / c.l0b));
+      mads += static_cast<double>(m_count * n_count) * static_cast<double>(k) * per_k;
+    }
+  }
   CoreCycles r;
-  r.mad = tiles * static_cast<double>(CeilDiv(k, k0)) * mad;
+  r.mad = static_cast<double>(m * n * k) / c.macs_per_cycle;
   r.load = load;
-  r.drain = tiles * drain;
-  const double main = tiles * std::max(load / tiles, tile_k);
+  r.drain = static_cast<double>(m * n) * c.out_bytes / c.out;
+  // Loads double-buffered against the MADs: the longer of the two over the share.
+  const double main = std::max(load, mads);
   r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
   return r;
 }

@@ -86,6 +86,27 @@ TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
   EXPECT_NE(CubeTime(*plain, 32, no_tile).load, ct.load);
 }
 
+// The schedule cuts C with tvm split(factor = tile): n = 768 with the profile's 512-wide tile is
+// a 512 and a 256 tile, and the last one drains and multiplies only its 256 columns. So one core's
+// 512 x 768 share drains each element of C once (not 16 tiles of 64 x 512), and its MADs are
+// m x n x k, not the tail padded to a whole tile.
+TEST(PerfCubeStatic, TheLastTileDrainsAndMultipliesOnlyItsOwnColumns) {
+  const auto& t = Ascend910();
+  const auto on32 = DeriveCubeShape("MatMul", MatMul(16384, 768, 768, 32), t);
+  ASSERT_TRUE(on32.ok());
+  const int64_t m0 = t.kernel->static_matmul_m_l0->value;
+  const int64_t n0 = std::min<int64_t>(768, t.buffers.l0c->value / 2 / 4 / m0 / 16 * 16);
+  ASSERT_GT(768 % n0, 0) << "the profile's tile divides n: no last tile to test";
+  const double clock = t.compute.clock.value;
+  const CubeTimes ct = CubeTime(*on32, 32, t);
+  EXPECT_NEAR(ct.store, 512.0 * 768 * 2 / t.datapath->ub_to_gm.value / clock, 1e-12);
+  const double macs = t.compute.cube.at("fp16").macs_per_cycle.value;
+  EXPECT_NEAR(ct.compute, 512.0 * 768 * 768 / macs / clock, 1e-12);
+  // Bound by B's re-reads, which the loads overlap with the MADs; the drain follows on the
+  // coupled core.
+  EXPECT_NEAR(ct.critical, std::max(ct.load, ct.compute) + ct.store, 1e-12);
+}
+
 // A block_dim below the chip's cores that no divisor split gives but `get_perfect_core_num` over
 // that many cores does (its core count is the build's `Device_core_num`): BERT's 30-block
 // 16384 x 3072 x 768 `_MatMul_GeLU` / `_GeLUGrad` records, 1 x 30 (exp 1: only i = 1 is tried).
