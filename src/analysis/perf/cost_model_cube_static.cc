@@ -45,28 +45,29 @@ StaticSplit StaticCoreSplit(int64_t m, int64_t n, int64_t k, int64_t core_num) {
   return {m_factor, n_factor};
 }
 
-// Which operand `get_tensor_reuse` keeps in L1 for one core's m x k x n share with the L1 (= L0)
-// tile m0 x n0: 2 when the whole share fits in half of L1 (`L1_SIZE // dtype_byte // 2`
-// elements), 1 when a k-full panel of one tile does, 0 otherwise. At most one is kept; the other
-// is loaded again for every tile of the kept one's axis, so the kept one is the one whose keeping
-// re-copies the fewer bytes (when both fit as panels the source, too, streams the one with the
-// smaller re-copy).
+// Which operands `get_tensor_reuse` keeps in L1 for one core's m x k x n share with the L1
+// (= L0) tile m0 x n0, against half of L1 (`L1_SIZE // dtype_byte // 2` elements): 2 when the
+// whole share (its tiles rounded up) fits, 1 when a k-full panel of one tile does, 0 otherwise.
+// Only when both are 1 is one of them streamed: A when its re-copy (A times B's tile count) is
+// the smaller, else B (the counts are floors, as the source takes them). A kept operand is loaded
+// once (`allocate_at` with `run_once_axes`); one that is not is loaded again for every tile of
+// the other axis (`compute_at(tensor_c, l1_k_outer)`).
 StaticReads StaticOperandReads(int64_t m, int64_t n, int64_t k, int64_t m0, int64_t n0, double l1_bytes,
                                double item_bytes) {
   const double half = l1_bytes / std::max(1.0, item_bytes) / 2;
   const auto CeilDiv = [](int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; };
   const int64_t mo = CeilDiv(m, m0), no = CeilDiv(n, n0);
-  const bool keep_a = static_cast<double>(m0 * k) <= half;  // a panel fits (so does a smaller whole)
-  const bool keep_b = static_cast<double>(n0 * k) <= half;
-  // Re-read counts: A once per n tile unless kept, B once per m tile unless kept.
-  StaticReads none{static_cast<double>(no), static_cast<double>(mo)};
-  const StaticReads a_kept{1, static_cast<double>(mo)}, b_kept{static_cast<double>(no), 1};
-  const double a = static_cast<double>(m * k), b = static_cast<double>(n * k);
-  const auto bytes = [&](const StaticReads& r) { return r.a_times * a + r.b_times * b; };
-  StaticReads best = none;
-  if (keep_a && bytes(a_kept) < bytes(best)) best = a_kept;
-  if (keep_b && bytes(b_kept) < bytes(best)) best = b_kept;
-  return best;
+  const double a_num = static_cast<double>(mo * m0 * k), b_num = static_cast<double>(no * n0 * k);
+  const auto reuse = [&](double whole, int64_t tile) {
+    return whole <= half ? 2 : static_cast<double>(tile * k) <= half ? 1 : 0;
+  };
+  int keep_a = reuse(a_num, m0), keep_b = reuse(b_num, n0);
+  if (keep_a == 1 && keep_b == 1) {
+    const double parts_a = static_cast<double>(m0 > 0 ? m / m0 : 1),
+                 parts_b = static_cast<double>(n0 > 0 ? n / n0 : 1);
+    (a_num * parts_b < b_num * parts_a ? keep_a : keep_b) = 0;
+  }
+  return {keep_a > 0 ? 1.0 : static_cast<double>(no), keep_b > 0 ? 1.0 : static_cast<double>(mo)};
 }
 
 }  // namespace npugap::analysis::perf::internal

@@ -55,6 +55,22 @@ TEST(PerfCubeStatic, KeepsTheOperandWhosePanelFitsHalfOfL1AndReReadsTheOther) {
   EXPECT_DOUBLE_EQ(none.b_times, 4);
 }
 
+// `get_tensor_reuse` streams one operand only when both fit as panels and neither as a whole
+// share: a share that fits whole (2) keeps its operand beside the other's panel (1), and both are
+// loaded once.
+TEST(PerfCubeStatic, AWholeShareThatFitsIsKeptBesideTheOthersPanel) {
+  const double l1 = 1 << 20;  // half of it: 262,144 fp16 elements
+  // 128 x 1024 x 512 share, 64 x 512 tile: A whole (2 x 64 x 512) fits, B's 512 x 512 panel fits,
+  // B whole (1024 x 512) does not: both are kept.
+  const StaticReads both = StaticOperandReads(128, 1024, 512, 64, 512, l1, 2);
+  EXPECT_DOUBLE_EQ(both.a_times, 1);
+  EXPECT_DOUBLE_EQ(both.b_times, 1);
+  // The same with k 1024: B's panel no longer fits, A (whole, 131,072) is kept, B re-read per m tile.
+  const StaticReads a_only = StaticOperandReads(128, 1024, 1024, 64, 512, l1, 2);
+  EXPECT_DOUBLE_EQ(a_only.a_times, 1);
+  EXPECT_DOUBLE_EQ(a_only.b_times, 2);
+}
+
 TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
   const auto& t = Ascend910();
   ASSERT_TRUE(t.kernel && t.kernel->static_matmul_m_l0);
