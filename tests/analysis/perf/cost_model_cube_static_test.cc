@@ -18,6 +18,12 @@ Kernel MatMul(int64_t m, int64_t k, int64_t n, int block_dim, const std::string&
   return K("MatMul", block_dim, {Nd(m, k, dt), Nd(k, n, dt)}, {Nd(m, n, dt)});
 }
 
+// How many times one core loads its share of A and of B.
+void ExpectReads(const StaticReads& reads, double a_times, double b_times) {
+  EXPECT_DOUBLE_EQ(reads.a_times, a_times);
+  EXPECT_DOUBLE_EQ(reads.b_times, b_times);
+}
+
 TEST(PerfCubeStatic, CoreSplitIsAPowerOfTwoTimesItsComplementWithTheLeastCopy) {
   // BERT's 16384-row forwards: m 32 x n 1 (copy 1 x |A| + 32 x |B| is the least).
   EXPECT_EQ(StaticCoreSplit(16384, 768, 768, 32).m, 32);
@@ -41,18 +47,12 @@ TEST(PerfCubeStatic, KeepsTheOperandWhosePanelFitsHalfOfL1AndReReadsTheOther) {
   const double l1 = 1 << 20;  // half of it: 262,144 fp16 elements
   // 512 x 768 x 768 share, 64 x 512 tile: A's 64 x 768 panel fits, B's 512 x 768 does not, so B
   // is read once per m tile (8 times).
-  const StaticReads narrow = StaticOperandReads(512, 768, 768, 64, 512, l1, 2);
-  EXPECT_DOUBLE_EQ(narrow.a_times, 1);
-  EXPECT_DOUBLE_EQ(narrow.b_times, 8);
+  ExpectReads(StaticOperandReads(512, 768, 768, 64, 512, l1, 2), 1, 8);
   // 256 x 128 tile: both panels fit; keeping A re-reads B twice (|A| + 2 |B|), keeping B re-reads
   // A six times (6 |A| + |B|): A is kept.
-  const StaticReads wide = StaticOperandReads(512, 768, 768, 256, 128, l1, 2);
-  EXPECT_DOUBLE_EQ(wide.a_times, 1);
-  EXPECT_DOUBLE_EQ(wide.b_times, 2);
+  ExpectReads(StaticOperandReads(512, 768, 768, 256, 128, l1, 2), 1, 2);
   // Neither panel fits (k 4096): A once per n tile, B once per m tile.
-  const StaticReads none = StaticOperandReads(512, 512, 4096, 128, 256, l1, 2);
-  EXPECT_DOUBLE_EQ(none.a_times, 2);
-  EXPECT_DOUBLE_EQ(none.b_times, 4);
+  ExpectReads(StaticOperandReads(512, 512, 4096, 128, 256, l1, 2), 2, 4);
 }
 
 // `get_tensor_reuse` streams one operand only when both fit as panels and neither as a whole
@@ -62,13 +62,9 @@ TEST(PerfCubeStatic, AWholeShareThatFitsIsKeptBesideTheOthersPanel) {
   const double l1 = 1 << 20;  // half of it: 262,144 fp16 elements
   // 128 x 1024 x 512 share, 64 x 512 tile: A whole (2 x 64 x 512) fits, B's 512 x 512 panel fits,
   // B whole (1024 x 512) does not: both are kept.
-  const StaticReads both = StaticOperandReads(128, 1024, 512, 64, 512, l1, 2);
-  EXPECT_DOUBLE_EQ(both.a_times, 1);
-  EXPECT_DOUBLE_EQ(both.b_times, 1);
+  ExpectReads(StaticOperandReads(128, 1024, 512, 64, 512, l1, 2), 1, 1);
   // The same with k 1024: B's panel no longer fits, A (whole, 131,072) is kept, B re-read per m tile.
-  const StaticReads a_only = StaticOperandReads(128, 1024, 1024, 64, 512, l1, 2);
-  EXPECT_DOUBLE_EQ(a_only.a_times, 1);
-  EXPECT_DOUBLE_EQ(a_only.b_times, 2);
+  ExpectReads(StaticOperandReads(128, 1024, 1024, 64, 512, l1, 2), 1, 2);
 }
 
 TEST(PerfCubeStatic, ARecordOnTheStaticSplitIsTimedWithItsReReads) {
