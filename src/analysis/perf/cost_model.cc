@@ -168,6 +168,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
   std::optional<CubeTimes> cube;
   double extra_moves = 0;     // seconds of MTE2 + MTE3 for the operands the cube does not read or write
+  double second_drain = 0;    // seconds of MTE3 for full-size outputs besides C (the drain stage)
   bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
   double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
   if (cube_part) {
@@ -199,6 +200,14 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     store = std::max(ct.store, xt.store);
     extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
+    // A full-size output besides C (_MatMul_GeLU writes the product and its GeLU) leaves each
+    // tile through MTE3 with C, in the drain stage that CANN's UB cycle model adds to every tile.
+    int64_t tile_outputs = 0;
+    for (size_t i = 1; i < kernel.outputs.size(); ++i) {
+      if (Elements(kernel.outputs[i]) >= Elements(kernel.outputs[0]))
+        tile_outputs += bytes(kernel.outputs[i], false);
+    }
+    second_drain = MoveTime(0, tile_outputs, cube_cores, target).store;
   }
   // The vector parts of a convolution kernel compute on one map, C: a part fused after the cube
   // consumes its output (BNTrainingReduce's sums over y, ReluGradV2 / AddN over dx), and
@@ -210,7 +219,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     const bool output = big >= kernel.outputs.data() && big < kernel.outputs.data() + kernel.outputs.size();
     const std::string dtype =
         cube_side && StoredBytes(*big, 1, !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
-                                                                                             : big->dtype;
+                                                                                           : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
@@ -240,11 +249,13 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   if (cube) {
     // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
     // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,
-    // unless the epilogue reads nothing from GM: then it runs beside the next tile's MADs.
+    // unless the epilogue reads nothing from GM: then it runs beside the next tile's MADs, all but
+    // the writes of its other full-size outputs, which drain in series with C's (`second_drain`).
     const double epilogue = c.vector_us + 1e6 * extra_moves;
     const double path = !cube->serial ? std::max(1e6 * cube->critical, c.vector_us)
-                        : EpilogueOverlapsCube(*cube_part, kernel) ? std::max(1e6 * cube->critical, epilogue)
-                                                                   : 1e6 * cube->critical + epilogue;
+                        : EpilogueOverlapsCube(*cube_part, kernel)
+                            ? std::max(1e6 * (cube->critical + second_drain), epilogue)
+                            : 1e6 * cube->critical + epilogue;
     busiest = std::max({path, 1e6 * hbm, c.memory_us * (cube->serial ? 0 : 1)});
   }
   c.time_us = c.overhead_us + busiest;

@@ -22,10 +22,26 @@ TEST(PerfEpilogue, GeLUOnTheCubeOutputHidesUnderTheMads) {
       PredictKernel(K("FusionOp_MatMul_GeLU", 30, {kX, kW, "ND:float16:3072"}, {kC, kC}), t);
   const KernelCost plain = PredictKernel(K("MatMul", 30, {kX, kW, "ND:float16:3072"}, {kC}), t);
   ASSERT_GT(gelu.vector_us, 0);
-  // The GeLU and its second output's store run beside the MADs: the kernel takes the longer of
-  // the two sides, here the cube's, not their sum.
+  // The GeLU runs beside the MADs (only its second output's store drains with C's, next test):
+  // the kernel takes the longer of the two sides, here the cube's, not their sum.
   EXPECT_LT(gelu.time_us, plain.time_us + 0.5 * gelu.vector_us);
   EXPECT_GE(gelu.time_us, std::max(plain.time_us, gelu.overhead_us + gelu.vector_us) - 1e-6);
+}
+
+TEST(PerfEpilogue, ASecondFullSizeOutputDrainsInSeriesWithC) {
+  const auto& t = Ascend910();
+  // _MatMul_GeLU writes the product and its GeLU, both 16384 x 3072 fp16: each tile's second
+  // output leaves through MTE3 after C's drain, on the 30 cores at ub_to_gm.
+  const KernelCost two =
+      PredictKernel(K("FusionOp_MatMul_GeLU", 30, {kX, kW, "ND:float16:3072"}, {kC, kC}), t);
+  const KernelCost one = PredictKernel(K("FusionOp_MatMul_GeLU", 30, {kX, kW, "ND:float16:3072"}, {kC}), t);
+  const double bytes = 16384.0 * 3072 * 2;
+  const double store_us = 1e6 * bytes / 30 / (t.datapath->ub_to_gm.value * t.compute.clock.value);
+  EXPECT_NEAR(two.time_us - one.time_us, store_us, 1e-6 * store_us);
+  // An output smaller than C (a per-row sum) is not written per tile with C.
+  const KernelCost small =
+      PredictKernel(K("FusionOp_MatMul_GeLU", 30, {kX, kW, "ND:float16:3072"}, {kC, "ND:float16:3072"}), t);
+  EXPECT_DOUBLE_EQ(small.time_us, one.time_us);
 }
 
 TEST(PerfEpilogue, AnEpilogueThatLoadsFullSizeTensorsFollowsTheMads) {
