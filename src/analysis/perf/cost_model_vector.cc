@@ -40,6 +40,12 @@ constexpr VectorRule Row32(double s, double t, double d, double r, double b) {
 constexpr VectorRule RowSum32(double s, double t, double d, double r, double b) {
   return {VectorClass::kElementwise, {s, t, d, r, b, false, 0, true}};
 }
+// `rule` with `s` simple and `t` transcendental instructions per UB tile on its per-row values
+// (VectorOps::per_row_*, cost_model_row_values.cc)
+constexpr VectorRule WithRowValueOps(VectorRule rule, double s, double t) {
+  rule.ops.per_row_simple = s, rule.ops.per_row_transcendental = t;
+  return rule;
+}
 // A batch-norm reduction of `simple` ops per element, `sums` of them lane-wise sums over N, H, W
 // emitted as halving trees per UB tile (VectorOps::tree_sums), computed in float32
 constexpr VectorRule BnSums(double simple, double sums) {
@@ -158,7 +164,10 @@ constexpr std::array kRules = {
     // layer_norm_x_backprop_v2 DSL (the dtype of its float32 labels; float16 is cast up whenever
     // the vector unit has a float32 exp, `has_improve_precision`)
     Entry{"LayerNormXBackprop", Row32(8, 0, 0, 2, 4)},
-    Entry{"LayerNormXBackpropV2", Row32(9, 0, 0, 2, 4)},
+    // Per tile, on the per-row values: vadds, vmuls, 2 vmul (rstd, rstd^3), vlog, vexp, pd_var
+    // (vmul, vmuls), pd_mean (vmul, vmuls), the 2 / m and 1 / m vmuls: 10 simple, 2 transcendental
+    // (cost_model_row_values.cc)
+    Entry{"LayerNormXBackpropV2", WithRowValueOps(Row32(9, 0, 0, 2, 4), 10, 2)},
     Entry{"LayerNormBetaGammaBackprop", E(5)},
     // V2 in float32: CANN's layer_norm_beta_gamma_backprop_v2 casts float16 up (has_improve_precision),
     // then vmul and the two column sums (tuple_sum)
