@@ -60,11 +60,20 @@ struct VectorOps {
   double simple = 0, transcendental = 0, divide = 0, reduce = 0, broadcast = 0;
   bool fp32 = false;
   double tree_sums = 0;
+  // Only the row reductions run in float32: each reduced operand is cast up first (one vconv per
+  // reduce), the other ops stay in the stored dtype (SoftmaxGradExt, cost_model_fp32_reduce.cc).
+  bool fp32_reduce = false;
+  // Instructions on the kernel's one-value-per-row tensors (layer norm's rstd from the variance,
+  // the scaled row sums): one instruction each per UB tile, whatever the tile's rows
+  // (cost_model_row_values.cc).
+  double per_row_simple = 0, per_row_transcendental = 0;
   double Total() const { return simple + transcendental + divide + reduce; }
   VectorOps& operator+=(const VectorOps& o) {
     simple += o.simple, transcendental += o.transcendental, divide += o.divide, reduce += o.reduce;
     broadcast += o.broadcast, tree_sums += o.tree_sums;
     fp32 = fp32 || o.fp32;
+    fp32_reduce = fp32_reduce || o.fp32_reduce;
+    per_row_simple += o.per_row_simple, per_row_transcendental += o.per_row_transcendental;
     return *this;
   }
 };
@@ -200,6 +209,22 @@ MoveTimes MoveTime(int64_t in_bytes, int64_t out_bytes, int cores, const target:
 // at the lane rate (compute.vector_width / element bits).
 double VectorTime(int64_t elements, const VectorOps& ops, std::string_view dtype,
                   const target::Target& target);
+
+// A kernel whose rule has `fp32_reduce`, stored in 2 bytes: its reductions and their casts (`wide`,
+// priced at the float32 rates) apart from the rest (`stored`, at the stored dtype's rates)
+// (cost_model_fp32_reduce.cc); nullopt when the rule computes in one dtype.
+struct Fp32ReduceSplit {
+  VectorOps stored, wide;
+};
+std::optional<Fp32ReduceSplit> SplitFp32Reduce(const VectorOps& ops, std::string_view dtype);
+
+// The per-row instructions of one UB tile (VectorOps::per_row_*); when the op computes in float32
+// from a 2-byte dtype (`cast_up`), each smaller-than-full 2-byte input adds its cast
+// (cost_model_row_values.cc).
+struct RowValueOps {
+  double simple = 0, transcendental = 0;
+};
+RowValueOps RowValueInstructions(const Kernel& kernel, const VectorOps& ops, bool cast_up, int64_t elements);
 
 // How a vector kernel streams its largest operand through the UB on its busiest core
 // (cost_model_tiles.cc): `tiles` of `tile` elements; `slices` row slices per tile of a row-wise

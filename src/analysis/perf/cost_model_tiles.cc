@@ -103,11 +103,18 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
   const int64_t elements = Elements(big);
   // An op that computes in float32 casts each full-size operand stored in 2 bytes.
   VectorOps work = ops;
-  if (ops.fp32 && ItemSize(dtype) == 2) {
+  const bool cast_up = ops.fp32 && ItemSize(dtype) == 2;
+  if (cast_up) {
     dtype = "float32";
     work.simple += FullSizeOperands(kernel, elements);
   }
-  const double body = VectorTime(elements, work, dtype, target) / cores;
+  double body = VectorTime(elements, work, dtype, target) / cores;
+  if (const auto split = SplitFp32Reduce(ops, dtype)) {
+    body = (VectorTime(elements, split->stored, dtype, target) +
+            VectorTime(elements, split->wide, "float32", target)) /
+           cores;
+    work.simple += split->wide.simple;  // the casts pay their instruction heads too
+  }
   if (!target.kernel || target.kernel->vector_instruction_heads.empty() || !target.buffers.ub ||
       elements == 0)
     return body;
@@ -138,6 +145,8 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
         plan.slices * (work.reduce * Head(target, "reduce") + work.broadcast * Head(target, "simple"));
   else
     per_tile += splits * work.reduce * Head(target, "reduce");
+  const RowValueOps row = RowValueInstructions(kernel, ops, cast_up, elements);
+  per_tile += row.simple * Head(target, "simple") + row.transcendental * Head(target, "transcendental");
   return body + plan.tiles * per_tile / target.compute.clock.value;
 }
 

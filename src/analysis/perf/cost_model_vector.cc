@@ -35,6 +35,17 @@ constexpr VectorRule Row(double s, double t, double d, double r, double b) {
 constexpr VectorRule Row32(double s, double t, double d, double r, double b) {
   return {VectorClass::kElementwise, {s, t, d, r, b, true}};
 }
+// A row-wise kernel that sums in float32 and does the rest in its stored dtype (Row, with the
+// fp32_reduce flag; cost_model_fp32_reduce.cc)
+constexpr VectorRule RowSum32(double s, double t, double d, double r, double b) {
+  return {VectorClass::kElementwise, {s, t, d, r, b, false, 0, true}};
+}
+// `rule` with `s` simple and `t` transcendental instructions per UB tile on its per-row values
+// (VectorOps::per_row_*, cost_model_row_values.cc)
+constexpr VectorRule WithRowValueOps(VectorRule rule, double s, double t) {
+  rule.ops.per_row_simple = s, rule.ops.per_row_transcendental = t;
+  return rule;
+}
 // A batch-norm reduction of `simple` ops per element, `sums` of them lane-wise sums over N, H, W
 // emitted as halving trees per UB tile (VectorOps::tree_sums), computed in float32
 constexpr VectorRule BnSums(double simple, double sums) {
@@ -128,7 +139,11 @@ constexpr std::array kRules = {
     Entry{"Softmax", Row(1, 1, 1, 2, 2)},
     Entry{"SoftmaxV2", Row(1, 1, 1, 2, 2)},
     Entry{"SoftmaxGrad", Row(3, 0, 0, 1, 1)},
-    Entry{"SoftmaxGradExt", Row(4, 0, 0, 1, 1)},
+    // SoftmaxGradExt: grad x1, its row sum in float32 (a cast up first), grad - sum, x1 x2, and
+    // the product, in float16 (softmax_grad_ext DSL, cost_model_fp32_reduce.cc). The sum's
+    // broadcast over the NZ C1 and C0 axes is two tbe.broadcast nodes (_broadcast_nz), the first
+    // 1 / C1 of the full size and not counted; x2's single-element broadcast is not counted.
+    Entry{"SoftmaxGradExt", RowSum32(4, 0, 0, 1, 1)},
     // Log-softmax and its gradient in float32, as CANN's log_softmax_v2 / log_softmax_grad DSL
     // compute whenever the vector unit has a float32 vexp (`has_improve_precision`): x - max,
     // exp, sum, then ln of the per-row sum only (one per row, not per element), x - ln sum; the
@@ -149,7 +164,10 @@ constexpr std::array kRules = {
     // layer_norm_x_backprop_v2 DSL (the dtype of its float32 labels; float16 is cast up whenever
     // the vector unit has a float32 exp, `has_improve_precision`)
     Entry{"LayerNormXBackprop", Row32(8, 0, 0, 2, 4)},
-    Entry{"LayerNormXBackpropV2", Row32(9, 0, 0, 2, 4)},
+    // Per tile, on the per-row values: vadds, vmuls, 2 vmul (rstd, rstd^3), vlog, vexp, pd_var
+    // (vmul, vmuls), pd_mean (vmul, vmuls), the 2 / m and 1 / m vmuls: 10 simple, 2 transcendental
+    // (cost_model_row_values.cc)
+    Entry{"LayerNormXBackpropV2", WithRowValueOps(Row32(9, 0, 0, 2, 4), 10, 2)},
     Entry{"LayerNormBetaGammaBackprop", E(5)},
     // V2 in float32: CANN's layer_norm_beta_gamma_backprop_v2 casts float16 up (has_improve_precision),
     // then vmul and the two column sums (tuple_sum)
