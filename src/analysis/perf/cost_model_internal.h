@@ -251,6 +251,14 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
 // `vector` and `store` are the core's totals over its tiles. 0 without tiles.
 double PipelineFillTime(double load, double vector, double store, double tiles);
 
+// Whether a vector kernel runs TBE's static elementwise schedule, which double-buffers only its
+// input tiles, so that each tile's vector work waits for the previous tile's store
+// (cost_model_output_buffers.cc).
+bool RunsSingleBufferedOutputs(const Kernel& kernel, const VectorOps& ops, bool per_channel);
+// Seconds of such a tile loop on the busiest core: the load overlaps the vector work and the store,
+// which follow one another; `load`, `vector`, `store` are the core's totals, `hbm` the shared limit.
+double SingleBufferedOutputTime(double load, double vector, double store, double hbm, double tiles);
+
 // Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
 // over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
 // per op and UB tile, and for row-wise kernels one per row slice of each reduction and broadcast
