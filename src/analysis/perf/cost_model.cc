@@ -87,6 +87,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   // convolution the dtypes its registrations allow.
   std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
   if (!registered) registered = WithConvolutionDtypes(recorded, target);
+  if (auto reread = WithMidOutputReadBack(registered ? *registered : recorded)) registered = std::move(reread);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;

@@ -82,6 +82,10 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
 // dtype_format (cost_model_op_dtypes.cc); nullopt for other types, or when the operand lists are
 // not the registered ones.
 std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
+// The kernel with each output that its schedule writes to GM and reads back (a mid output of
+// TBE's atomic reduce schedule: SquareSumV2's square) listed as an input too; nullopt for other
+// kernels (cost_model_mid_outputs.cc).
+std::optional<Kernel> WithMidOutputReadBack(const Kernel& kernel);
 // A convolution kernel (Conv2D, its gradients, Conv2DTranspose and their FusionOp_ forms) with
 // the dtypes its registrations allow (cost_model_conv_dtype.cc): float16 maps and weights in,
 // a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32, on a target
