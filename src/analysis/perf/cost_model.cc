@@ -87,6 +87,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   // convolution the dtypes its registrations allow.
   std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
   if (!registered) registered = WithConvolutionDtypes(recorded, target);
+  if (auto reread = WithMidOutputReadBack(registered ? *registered : recorded)) registered = std::move(reread);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
@@ -171,6 +172,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   double second_drain = 0;    // seconds of MTE3 for full-size outputs besides C (the drain stage)
   bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
   double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
+
+  // Only the input tiles are double-buffered (RunsSingleBufferedOutputs).
+  bool single_outputs = false;
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
@@ -232,6 +236,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       // movement kernels as in computing ones.
       const TilePlan plan = PlanTiles(kernel, *big, vector_ops, dtype, split, target);
       tiles_per_core = plan.tiles;
+      single_outputs = !moves_only && RunsSingleBufferedOutputs(kernel, vector_ops, plan.per_channel);
       const MoveTimes heads = DmaHeadTime(kernel, *big, plan, target);
       load += heads.load, store += heads.store;
       if (!moves_only) load += BroadcastRereadTime(kernel, *big, vector_ops, dtype, split, target);
@@ -245,7 +250,10 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
   double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
-  if (!cube && !serial) busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
+  if (!cube && !serial && single_outputs)
+    busiest = 1e6 * SingleBufferedOutputTime(load, 1e-6 * c.vector_us, store, hbm, tiles_per_core);
+  else if (!cube && !serial)
+    busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
   if (cube) {
     // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
     // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,

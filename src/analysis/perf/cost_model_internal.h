@@ -91,6 +91,10 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
 // dtype_format (cost_model_op_dtypes.cc); nullopt for other types, or when the operand lists are
 // not the registered ones.
 std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
+// The kernel with each output that its schedule writes to GM and reads back (a mid output of
+// TBE's atomic reduce schedule: SquareSumV2's square) listed as an input too; nullopt for other
+// kernels (cost_model_mid_outputs.cc).
+std::optional<Kernel> WithMidOutputReadBack(const Kernel& kernel);
 // A convolution kernel (Conv2D, its gradients, Conv2DTranspose and their FusionOp_ forms) with
 // the dtypes its registrations allow (cost_model_conv_dtype.cc): float16 maps and weights in,
 // a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32, on a target
@@ -275,6 +279,14 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
 // so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
 // `vector` and `store` are the core's totals over its tiles. 0 without tiles.
 double PipelineFillTime(double load, double vector, double store, double tiles);
+
+// Whether a vector kernel runs TBE's static elementwise schedule, which double-buffers only its
+// input tiles, so that each tile's vector work waits for the previous tile's store
+// (cost_model_output_buffers.cc).
+bool RunsSingleBufferedOutputs(const Kernel& kernel, const VectorOps& ops, bool per_channel);
+// Seconds of such a tile loop on the busiest core: the load overlaps the vector work and the store,
+// which follow one another; `load`, `vector`, `store` are the core's totals, `hbm` the shared limit.
+double SingleBufferedOutputTime(double load, double vector, double store, double hbm, double tiles);
 
 // Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
 // over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
