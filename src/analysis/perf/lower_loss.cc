@@ -114,4 +114,22 @@ LossKernels SoftmaxLossKernels(const OpTensor& out, const OpTensor& grad, bool l
   return k;
 }
 
+// The cell allocates the float-status register (NPUAllocFloatStatus) and clears it before the
+// gradients, reads it after them (NPUGetFloatStatus: 8 fp32 flags), sums the flags
+// (ReduceSum(init, (0,))) and compares the sum with 1 (LessEqual(base, flag_sum)): overflow. What
+// the loss-scale manager then does (DynamicLossScaleUpdateCell's scalar Select / Assign kernels)
+// and the learning-rate schedule are the training script's choice and are not emitted.
+std::vector<DeviceOp> LossScaleCheckKernels(int& next_id) {
+  LossBuilder b(8, next_id);
+  const Phase opt = Phase::kOptimizer;
+  const OpTensor flags = b.Rows(), sum = b.Scalar(), overflow = b.New({}, ir::DType::kBool);
+  std::vector<DeviceOp> out;
+  for (const char* t : {"NPUAllocFloatStatus", "NPUGetFloatStatus", "NPUClearFloatStatus"})
+    out.push_back(LossBuilder::Op(t, opt, {}, {flags}));
+  out.push_back(LossBuilder::Op("ReduceSum", opt, {flags}, {sum}));
+  out.push_back(LossBuilder::Op("LessEqual", opt, {b.Scalar(), sum}, {overflow}));
+  for (DeviceOp& op : out) op.name = "loss_scale";
+  return out;
+}
+
 }  // namespace npugap::analysis::perf::internal

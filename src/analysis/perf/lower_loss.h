@@ -20,4 +20,8 @@ struct LossKernels {
 LossKernels SoftmaxLossKernels(const OpTensor& out, const OpTensor& grad, bool log_probs, bool fuse_eltwise,
                                int& next_id);
 
+// The loss-scale overflow check of a mixed-precision step, as MindSpore's loss-scale cells
+// (nn.TrainOneStepWithLossScaleCell, model_zoo BERT's BertTrainOneStepWithLossScaleCell) write it.
+std::vector<DeviceOp> LossScaleCheckKernels(int& next_id);
+
 }  // namespace npugap::analysis::perf::internal

@@ -83,10 +83,7 @@ class Backward {
     for (int i = static_cast<int>(fwd_.size()) - 1; i >= 0; --i) Visit(fwd_[static_cast<size_t>(i)]);
     for (DeviceOp& op : deferred_) out_.push_back(std::move(op));
     if (mixed_) {
-      // Loss-scale overflow check of mixed-precision training (calibration: NPU*FloatStatus).
-      for (const char* t : {"NPUGetFloatStatus", "NPUClearFloatStatus"}) {
-        Emit(t, Category::kVector, Phase::kOptimizer, {}, {Scalar(ir::DType::kFloat32, 8)});
-      }
+      for (DeviceOp& op : internal::LossScaleCheckKernels(next_id_)) out_.push_back(std::move(op));
     }
     if (info) {
       info->parameters = parameters_;

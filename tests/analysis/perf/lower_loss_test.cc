@@ -112,5 +112,29 @@ TEST(LowerLossTest, TwoHeadsAddTheirLossesAfterBothForwards) {
   EXPECT_EQ(ks[add].phase, Phase::kForward);
 }
 
+TEST(LowerLossTest, MixedPrecisionChecksTheFloatStatusAsTheLossScaleCellDoes) {
+  LowerOptions o;
+  o.train = true;
+  o.precision_mode = "allow_mix_precision";
+  auto l = Lower(Load(Classifier(false)), Ascend910(), o);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  std::vector<LoweredKernel> check;
+  for (const LoweredKernel& k : l->kernels) {
+    if (k.kernel.name == "loss_scale") check.push_back(k);
+  }
+  EXPECT_EQ(Types(check), (std::vector<std::string>{"NPUAllocFloatStatus", "NPUGetFloatStatus",
+                                                    "NPUClearFloatStatus", "ReduceSum", "LessEqual"}));
+  ASSERT_EQ(check.size(), 5u);
+  // The 8 fp32 flags summed to one value, compared with 1.
+  EXPECT_EQ(check[3].kernel.inputs[0].shape, (std::vector<int64_t>{8}));
+  EXPECT_EQ(check[3].kernel.inputs[0].dtype, "float32");
+  EXPECT_TRUE(check[3].kernel.outputs[0].shape.empty());
+  // fp32 training has no loss scale, so no check.
+  o.precision_mode = "must_keep_origin_dtype";
+  auto fp32 = Lower(Load(Classifier(false)), Ascend910(), o);
+  ASSERT_TRUE(fp32.ok());
+  for (const LoweredKernel& k : fp32->kernels) EXPECT_NE(k.kernel.name, "loss_scale");
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
