@@ -123,13 +123,24 @@ class Bert:
         self.hidden_shape = self.const("hidden_shape", [0, 0, H])
         words = self.op("Gather", [self.weight("word_emb", [self.V, H]), "input_ids"])
         types = self.op("Gather", [self.weight("type_emb", [2, H]), "token_type_ids"])
-        emb = self.op("Add", [self.op("Add", [words, types]), self.weight("pos_emb", [self.S, H])])
+        # MindSpore BERT (model_zoo bert_model.py): position embeddings gathered from a
+        # max_position_embeddings (512) table; the embedding output saturate-cast for the encoder
+        # (SaturateCast: Maximum / Minimum at the float16 range); the encoder output cast to
+        # float32 (sequence_output), the heads' inputs sliced (the pooler's first token) or
+        # gathered from it and cast back to float16 for their dense layers.
+        # (position_ids is a graph input, 0 .. seq - 1: a Gather of an initializer by a constant
+        # would be folded as a constant, leaving the table without a gradient.)
+        pos = self.op("Gather", [self.weight("pos_emb", [512, H]), "position_ids"])
+        emb = self.op("Add", [self.op("Add", [words, types]), pos])
         h = self.dropout(self.layer_norm(emb))
+        h = self.op("Min", [self.op("Max", [h, self.const("fp16_min", -65504.0, np.float16)]),
+                            self.const("fp16_max", 65504.0, np.float16)])
         for _ in range(self.L):
             h = self.encoder(h)
+        h = self.op("Cast", [h], to=TensorProto.FLOAT)
         # Masked LM head on the gathered positions (flat indices into batch x seq).
         flat = self.op("Reshape", [h, self.const("flat", [-1, H])])
-        m = self.op("Gather", [flat, "masked_positions"])
+        m = self.op("Cast", [self.op("Gather", [flat, "masked_positions"])], to=TensorProto.FLOAT16)
         m = self.layer_norm(self.gelu(self.linear(m, H, H)))
         # The heads end as MindSpore BERT's GetMaskedLMOutput / GetNextSentenceOutput do: the
         # logits cast to float32 (the masked-LM bias, a float32 parameter, added after the cast,
@@ -139,7 +150,8 @@ class Bert:
         mlm = self.op("Add", [mlm, self.weight("output_bias", [self.V], TensorProto.FLOAT)])
         mlm = self.op("LogSoftmax", [mlm], axis=-1)
         # Next-sentence head on the first token.
-        cls = self.op("Gather", [h, self.const("zero", 0)], axis=1)
+        first = self.op("Slice", [h, self.const("start", [0]), self.const("end", [1]), self.const("axis", [1])])
+        cls = self.op("Cast", [self.op("Squeeze", [first, self.const("squeeze", [1])])], to=TensorProto.FLOAT16)
         nsp = self.linear(self.op("Tanh", [self.linear(cls, H, H)]), H, 2)
         nsp = self.op("LogSoftmax", [self.op("Cast", [nsp], to=TensorProto.FLOAT)], axis=-1)
         self.nodes.append(helper.make_node("Identity", [mlm], ["mlm_log_probs"]))
@@ -147,6 +159,7 @@ class Bert:
         batch = "batch"
         inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT32, [batch, self.S]),
                   helper.make_tensor_value_info("token_type_ids", TensorProto.INT32, [batch, self.S]),
+                  helper.make_tensor_value_info("position_ids", TensorProto.INT32, [self.S]),
                   helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT16, [batch, 1, 1, self.S]),
                   helper.make_tensor_value_info("masked_positions", TensorProto.INT32, ["masked"])]
         outputs = [helper.make_tensor_value_info("mlm_log_probs", TensorProto.FLOAT, ["masked", self.V]),
