@@ -3,7 +3,8 @@
 # section): ResNet-50 training at batch 256, mixed precision, one card, graph mode (MindSpore,
 # 2,115 images/s) and eager mode (PyTorch on the NPU, 1,680 images/s); BERT-Large pretraining,
 # 24 layers, seq 128, batch 96 (MindSpore, 269 sentences/s). Sources:
-# perf-memory-comm-anchors §1.8 [S15][S17].
+# perf-memory-comm-anchors §1.8 [S15][S17]. And BERT-base lowered at the shapes of the BERT-base
+# kernel records, its kernel sum against theirs (the last row).
 #
 # The models are generated here (scripts/gen_perf_models.py: a training-mode torchvision export
 # and a BERT-Large graph with sparse external weights), or taken from $NPUGAP_PERF_MODELS.
