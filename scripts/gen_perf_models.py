@@ -11,7 +11,8 @@ Usage:
                                (ascend-facts / perf-memory-comm-anchors §1.8: 24 layers, hidden
                                1024, 16 heads, seq 128, vocab 21,128): embeddings, 24 encoder
                                layers with dropout, the masked-LM head on 20 positions per
-                               sequence and the next-sentence head. Built with onnx.helper, not
+                               sequence and the next-sentence head, both ending in a float32
+                               LogSoftmax as MindSpore's BERT heads do. Built with onnx.helper, not
                                traced: its 340 M float16 weights are external data in a sparse
                                file (no disk blocks, no weights in memory while writing).
   OUT_DIR/bert_base.onnx       the same pretraining graph at BERT-base size (12 layers, hidden
@@ -54,13 +55,13 @@ class Bert:
         self.n += 1
         return f"{base}_{self.n}"
 
-    def weight(self, base, dims):
-        """A float16 initializer stored as external data at the next offset of the data file."""
+    def weight(self, base, dims, dtype=TensorProto.FLOAT16):
+        """An initializer (float16 unless told) stored as external data at the next offset of the data file."""
         t = onnx.TensorProto()
         t.name = self.name(base)
-        t.data_type = TensorProto.FLOAT16
+        t.data_type = dtype
         t.dims.extend(dims)
-        length = int(np.prod(dims)) * 2
+        length = int(np.prod(dims)) * (4 if dtype == TensorProto.FLOAT else 2)
         t.data_location = TensorProto.EXTERNAL
         for k, v in (("location", self.data_file), ("offset", str(self.offset)), ("length", str(length))):
             e = t.external_data.add()
@@ -122,27 +123,47 @@ class Bert:
         self.hidden_shape = self.const("hidden_shape", [0, 0, H])
         words = self.op("Gather", [self.weight("word_emb", [self.V, H]), "input_ids"])
         types = self.op("Gather", [self.weight("type_emb", [2, H]), "token_type_ids"])
-        emb = self.op("Add", [self.op("Add", [words, types]), self.weight("pos_emb", [self.S, H])])
+        # MindSpore BERT (model_zoo bert_model.py): position embeddings gathered from a
+        # max_position_embeddings (512) table; the embedding output saturate-cast for the encoder
+        # (SaturateCast: Maximum / Minimum at the float16 range); the encoder output cast to
+        # float32 (sequence_output), the heads' inputs sliced (the pooler's first token) or
+        # gathered from it and cast back to float16 for their dense layers.
+        # (position_ids is a graph input, 0 .. seq - 1: a Gather of an initializer by a constant
+        # would be folded as a constant, leaving the table without a gradient.)
+        pos = self.op("Gather", [self.weight("pos_emb", [512, H]), "position_ids"])
+        emb = self.op("Add", [self.op("Add", [words, types]), pos])
         h = self.dropout(self.layer_norm(emb))
+        h = self.op("Min", [self.op("Max", [h, self.const("fp16_min", -65504.0, np.float16)]),
+                            self.const("fp16_max", 65504.0, np.float16)])
         for _ in range(self.L):
             h = self.encoder(h)
+        h = self.op("Cast", [h], to=TensorProto.FLOAT)
         # Masked LM head on the gathered positions (flat indices into batch x seq).
         flat = self.op("Reshape", [h, self.const("flat", [-1, H])])
-        m = self.op("Gather", [flat, "masked_positions"])
+        m = self.op("Cast", [self.op("Gather", [flat, "masked_positions"])], to=TensorProto.FLOAT16)
         m = self.layer_norm(self.gelu(self.linear(m, H, H)))
-        mlm = self.linear(m, H, self.V)
+        # The heads end as MindSpore BERT's GetMaskedLMOutput / GetNextSentenceOutput do: the
+        # logits cast to float32 (the masked-LM bias, a float32 parameter, added after the cast,
+        # not fused into the matmul), then LogSoftmax; the loss (BertPretrainingLoss) reads the
+        # log-probabilities.
+        mlm = self.op("Cast", [self.op("MatMul", [m, self.weight("w", [H, self.V])])], to=TensorProto.FLOAT)
+        mlm = self.op("Add", [mlm, self.weight("output_bias", [self.V], TensorProto.FLOAT)])
+        mlm = self.op("LogSoftmax", [mlm], axis=-1)
         # Next-sentence head on the first token.
-        cls = self.op("Gather", [h, self.const("zero", 0)], axis=1)
+        first = self.op("Slice", [h, self.const("start", [0]), self.const("end", [1]), self.const("axis", [1])])
+        cls = self.op("Cast", [self.op("Squeeze", [first, self.const("squeeze", [1])])], to=TensorProto.FLOAT16)
         nsp = self.linear(self.op("Tanh", [self.linear(cls, H, H)]), H, 2)
-        self.nodes.append(helper.make_node("Identity", [mlm], ["mlm_logits"]))
-        self.nodes.append(helper.make_node("Identity", [nsp], ["nsp_logits"]))
+        nsp = self.op("LogSoftmax", [self.op("Cast", [nsp], to=TensorProto.FLOAT)], axis=-1)
+        self.nodes.append(helper.make_node("Identity", [mlm], ["mlm_log_probs"]))
+        self.nodes.append(helper.make_node("Identity", [nsp], ["nsp_log_probs"]))
         batch = "batch"
         inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT32, [batch, self.S]),
                   helper.make_tensor_value_info("token_type_ids", TensorProto.INT32, [batch, self.S]),
+                  helper.make_tensor_value_info("position_ids", TensorProto.INT32, [self.S]),
                   helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT16, [batch, 1, 1, self.S]),
                   helper.make_tensor_value_info("masked_positions", TensorProto.INT32, ["masked"])]
-        outputs = [helper.make_tensor_value_info("mlm_logits", TensorProto.FLOAT16, ["masked", self.V]),
-                   helper.make_tensor_value_info("nsp_logits", TensorProto.FLOAT16, [batch, 2])]
+        outputs = [helper.make_tensor_value_info("mlm_log_probs", TensorProto.FLOAT, ["masked", self.V]),
+                   helper.make_tensor_value_info("nsp_log_probs", TensorProto.FLOAT, [batch, 2])]
         graph = helper.make_graph(self.nodes, f"bert_{self.L}l_pretraining", inputs, outputs, self.inits)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="npugap")
 

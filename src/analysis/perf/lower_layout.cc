@@ -33,6 +33,9 @@ Family FamilyOf(const DeviceOp& op) {
     return Family::kConv;
   }
   if (Contains(t, "MatMul")) return Family::kMatMul;
+  // TBE's softmax_cross_entropy_with_logits takes 2-D features and labels only (or 4-D NCHW
+  // float32, reduced over axis 1): a FRACTAL_NZ tensor is not its input, the logits go to ND.
+  if (t == "SoftmaxCrossEntropyWithLogits") return Family::kNd;
   if (internal::IsElementwise(t) || StartsWith(t, "FusionOp_") || StartsWith(t, "LayerNorm") ||
       StartsWith(t, "Softmax") || StartsWith(t, "Reduce") || t == "DropoutDoMask" ||
       t == "ConfusionTransposeD" || t == "Cast" || t == "AddN" || Contains(t, "Grad") || t == "BiasAddGrad") {

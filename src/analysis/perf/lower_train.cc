@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "lower_graph.h"
+#include "lower_loss.h"
 
 namespace npugap::analysis::perf {
 namespace {
@@ -59,14 +60,16 @@ std::string ActivationGrad(const std::string& op_type) {
 
 class Backward {
  public:
-  Backward(const std::vector<DeviceOp>& fwd, Optimizer opt, bool mixed, bool fuse_dx, bool fuse_unscale)
+  Backward(const std::vector<DeviceOp>& fwd, Optimizer opt, bool mixed, bool fuse_dx, bool fuse_unscale,
+           bool fuse_eltwise)
       : fwd_(fwd),
         graph_(fwd),
         next_id_(internal::NextFreeId(fwd)),
         opt_(opt),
         mixed_(mixed),
         fuse_dx_(fuse_dx),
-        fuse_unscale_(fuse_unscale) {
+        fuse_unscale_(fuse_unscale),
+        fuse_eltwise_(fuse_eltwise) {
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.inputs) {
         if (!t.weight && graph_.Producer(t.value) >= 0) ++need_[t.value];
@@ -80,10 +83,7 @@ class Backward {
     for (int i = static_cast<int>(fwd_.size()) - 1; i >= 0; --i) Visit(fwd_[static_cast<size_t>(i)]);
     for (DeviceOp& op : deferred_) out_.push_back(std::move(op));
     if (mixed_) {
-      // Loss-scale overflow check of mixed-precision training (calibration: NPU*FloatStatus).
-      for (const char* t : {"NPUGetFloatStatus", "NPUClearFloatStatus"}) {
-        Emit(t, Category::kVector, Phase::kOptimizer, {}, {Scalar(ir::DType::kFloat32, 8)});
-      }
+      for (DeviceOp& op : internal::LossScaleCheckKernels(next_id_)) out_.push_back(std::move(op));
     }
     if (info) {
       info->parameters = parameters_;
@@ -150,40 +150,40 @@ class Backward {
     return !t.weight && graph_.Producer(t.value) >= 0 && ir::IsFloatingPoint(t.dtype);
   }
 
-  // Softmax cross-entropy over each float graph output of rank >= 2 (logits [N, C], or [B, S, V]
-  // flattened), with the one-hot labels it needs: SoftmaxCrossEntropyWithLogits computes the loss
-  // and its gradient in one kernel.
+  // A softmax-family loss on each float graph output of rank >= 2 (logits [N, C], or [B, S, V]
+  // flattened; lower_loss.cc), its forward kernels first, then the total loss (the sum of the
+  // outputs' losses, as BertPretrainingLoss adds its two), then each loss's backward.
   void AddLoss() {
     std::unordered_set<int> read;
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.inputs) read.insert(t.value);
     }
+    std::vector<DeviceOp> backward;
+    std::vector<OpTensor> losses, outputs;
     for (const DeviceOp& op : fwd_) {
       for (const OpTensor& t : op.outputs) {
         if (read.count(t.value) || t.shape.size() < 2 || !ir::IsFloatingPoint(t.dtype)) continue;
         if (AddSigmoidLoss(t)) continue;
         const int64_t classes = t.shape.back();
-        const int64_t rows = Numel(t.shape) / std::max<int64_t>(classes, 1);
         OpTensor logits = t;
-        logits.shape = {rows, classes};
-        OpTensor labels{next_id_--, ir::DType::kInt32, {rows}, Format::kNd, false};
-        OpTensor onehot = Fresh(logits);
-        // OneHot(indices, on_value, off_value), as the records list it.
-        Emit("OneHot", Category::kVector, Phase::kForward,
-             {labels, Scalar(ir::DType::kFloat32, 1), Scalar(ir::DType::kFloat32, 1)}, {onehot}, "loss")
-            .keeps_fp32 = true;
-        OpTensor loss{next_id_--, ir::DType::kFloat32, {rows}, Format::kNd, false};
+        logits.shape = {Numel(t.shape) / std::max<int64_t>(classes, 1), classes};
         OpTensor g = Grad(t);
-        g.shape = {rows, classes};
-        Emit("SoftmaxCrossEntropyWithLogits", Category::kVector, Phase::kForward, {logits, onehot}, {loss, g},
-             "loss")
-            .keeps_fp32 = true;
-        Emit("ReduceMean", Category::kVector, Phase::kForward, {loss}, {Scalar(ir::DType::kFloat32, 1)},
-             "loss")
-            .keeps_fp32 = true;
-        need_[t.value] += 1;
-        Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
+        g.shape = logits.shape;
+        internal::LossKernels k = internal::SoftmaxLossKernels(
+            logits, g, Components(op.op_type).back() == "LogSoftmax", fuse_eltwise_, next_id_);
+        for (DeviceOp& o : k.forward) out_.push_back(std::move(o));
+        for (DeviceOp& o : k.backward) backward.push_back(std::move(o));
+        losses.push_back(k.loss);
+        outputs.push_back(t);
       }
+    }
+    for (size_t i = 1; i < losses.size(); ++i)
+      Emit("Add", Category::kVector, Phase::kForward, {losses[0], losses[i]}, {losses[0]}, "loss")
+          .keeps_fp32 = true;
+    for (DeviceOp& o : backward) out_.push_back(std::move(o));
+    for (const OpTensor& t : outputs) {
+      need_[t.value] += 1;
+      Contribute(t, "", Category::kVector, Phase::kBackward, {}, "loss");
     }
   }
 
@@ -633,6 +633,12 @@ class Backward {
       Contribute(acts[0], grad_type, Category::kVector, bw, {dy, f.outputs[0], scale}, name);
       return;
     }
+    if (grad_type == "LogSoftmaxGrad" && !acts.empty() && !f.outputs.empty()) {
+      // LogSoftmaxGrad(y, dy): MindSpore's LogSoftmax bprop reads the forward output and dout (the
+      // BERT records' two full-size inputs).
+      Contribute(acts[0], grad_type, Category::kVector, bw, {f.outputs[0], dy}, name);
+      return;
+    }
     if (f.op_type == "DropoutDoMask" && f.inputs.size() == 3) {
       // DropoutDoMask(dy, mask, keep_prob): the backward reapplies the forward's mask.
       Contribute(f.inputs[0], grad_type, Category::kVector, bw, {dy, f.inputs[1], f.inputs[2]}, name);
@@ -754,7 +760,7 @@ class Backward {
   int next_id_;
   Optimizer opt_;
   bool mixed_;
-  bool fuse_dx_, fuse_unscale_;  // the backward's UB fusion passes are on
+  bool fuse_dx_, fuse_unscale_, fuse_eltwise_;  // the backward's UB fusion passes are on
   std::vector<DeviceOp> out_, deferred_;
   std::unordered_map<int, OpTensor> grad_, param_grad_;
   std::unordered_map<int, int> need_, pending_;
@@ -778,7 +784,8 @@ Expected<Optimizer> ParseOptimizer(const std::string& name) {
 std::vector<DeviceOp> AddTraining(std::vector<DeviceOp> ops, Optimizer optimizer, bool mixed_precision,
                                   TrainingInfo* info, const FusionSwitches& switches) {
   Backward b(ops, optimizer, mixed_precision, switches.Enabled(kDxFusion, "UBFusion"),
-             switches.Enabled(kUnscaleFusion, "UBFusion"));
+             switches.Enabled(kUnscaleFusion, "UBFusion"),
+             switches.Enabled("TbeEltwiseFusionPass", "UBFusion"));
   return b.Run(info);
 }
 

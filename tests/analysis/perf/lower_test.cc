@@ -166,8 +166,10 @@ TEST(LowerTrainingTest, BackwardKernelsAsMindSporeNamesThem) {
   // it sums both and applies relu1's gradient in one kernel. conv1 reads the graph input: no dx.
   EXPECT_EQ(Count(t, "FusionOp_Conv2DBackpropInput_AddN_ReluGradV2"), 1);
   EXPECT_EQ(Count(t, "Conv2DBackpropInput"), 0);
-  // GAP backward, relu2's gradient on its own (its reader is the pooling, not a cube op).
-  EXPECT_EQ(Count(t, "Tile"), 1);
+  // GAP backward and the loss's ReduceMean bprop (Tile, RealDiv), then the softmax cross
+  // entropy's bprop Mul; relu2's gradient on its own (its reader is the pooling, not a cube op).
+  EXPECT_EQ(Count(t, "Tile"), 2);
+  EXPECT_EQ(Count(t, "Mul"), 1);
   EXPECT_EQ(Count(t, "ReluGradV2"), 1);
   // fc: dW and dx matmuls, bias grad.
   EXPECT_EQ(Count(t, "MatMul"), 3);
