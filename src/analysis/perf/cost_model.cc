@@ -87,7 +87,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   // convolution the dtypes its registrations allow.
   std::optional<Kernel> registered = WithRegisteredDtypes(recorded);
   if (!registered) registered = WithConvolutionDtypes(recorded, target);
-  if (auto reread = WithMidOutputReadBack(registered ? *registered : recorded)) registered = std::move(reread);
+  if (auto reread = WithMidOutputReadBack(registered ? *registered : recorded))
+    registered = std::move(reread);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;
@@ -187,11 +188,17 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     }
     // The cube is tiled over whole cores; a folded block_dim still uses at most `physical`.
     const int cube_cores = static_cast<int>(std::min<double>(std::max(1.0, cores), physical));
-    // A vector part after the cube in the kernel's name consumes the cube's output (FusionOp_
-    // MatMul_GeLU): unless it is a product, which scales each partial sum alike, it needs whole
-    // sums, so k is not split over cores.
+    // k is split over cores only for a convolution, and only when no fused vector part after it
+    // needs whole sums (a product scales each partial sum alike). A matmul never splits k: TBE's
+    // static matmul schedule has no k split (mmad_schedule.py), the cache tiling splits k only
+    // under the `split_k_flag` compile attribute of dynamic-shape builds, which defaults to false
+    // (cache_tiling.cc), and a k split adds its partial sums atomically into an output that an
+    // AtomicAddrClean zeroes first, which the calibration files show before every k-split
+    // convolution (Conv2DBackpropFilter, FusedDbnDw) and before no matmul (session 15, mmfw6 /
+    // mmw7 / lead, docs/fidelity.md).
     const auto after = std::find(parts.begin(), parts.end(), *cube_part) + 1;
-    shape->split_k = std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
+    shape->split_k =
+        shape->conv && std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
     const CubeTimes ct = CubeTime(*shape, cube_cores, target);
     cube = ct;
     c.cube_us = 1e6 * ct.compute;

@@ -170,17 +170,28 @@ TEST(PerfCostModel, FusedKernelIsComposedOfItsParts) {
   EXPECT_NEAR(PredictKernel(K("FusionOp_Mul_Neg", 32, x, {x[0]}), t).vector_us, mul + neg, 1e-9);
 }
 
-TEST(PerfCostModel, KIsSplitOverCoresOnlyWhenTheFusedConsumerTakesPartialSums) {
+TEST(PerfCostModel, AMatmulNeverSplitsKOverCores) {
   const auto& t = Ascend910();
-  // One 16 x 16 output fractal over k = 65536: only a k split spreads it over 32 cores. A fused
-  // GeLU needs whole sums (one core does all of k); a fused Mul scales each partial sum alike.
+  // One 16 x 16 output fractal over k = 65536: only a k split could spread it over the cores.
+  // A matmul keeps all of k on one core whatever is fused after it (no AtomicAddrClean precedes a
+  // matmul record; TBE's static schedule has no k split), so 32 blocks take as long as one.
   const std::vector<std::string> in = {Nd(16, 65536, "float16"), Nd(65536, 16, "float16")};
   const std::vector<std::string> out = {Nd(16, 16, "float16")};
   const double plain = PredictKernel(K("MatMul", 32, in, out), t).cube_us;
-  const double gelu = PredictKernel(K("FusionOp_MatMul_GeLU", 32, in, out), t).cube_us;
-  const double mul = PredictKernel(K("FusionOp_MatMul_Mul", 32, in, out), t).cube_us;
-  EXPECT_NEAR(gelu / plain, 32.0, 1e-9);
-  EXPECT_DOUBLE_EQ(mul, plain);
+  EXPECT_DOUBLE_EQ(PredictKernel(K("FusionOp_MatMul_GeLU", 32, in, out), t).cube_us, plain);
+  EXPECT_DOUBLE_EQ(PredictKernel(K("FusionOp_MatMul_Mul", 32, in, out), t).cube_us, plain);
+  EXPECT_DOUBLE_EQ(PredictKernel(K("MatMul", 1, in, out), t).cube_us, plain);
+}
+
+TEST(PerfCostModel, AConvolutionWeightGradientSplitsKOverCores) {
+  const auto& t = Ascend910();
+  // dW of a 1x1 convolution: a 64 x 64 output over k = 32 x 56 x 56 = 100,352 (the records put an
+  // AtomicAddrClean before each such kernel): 32 blocks split k, one block cannot.
+  const std::vector<std::string> in = {"NC1HWC0:float16:32x4x56x56x16", "NC1HWC0:float16:32x4x56x56x16"};
+  const std::vector<std::string> out = {"FracZ:float32:4x4x16x16"};
+  const double one = PredictKernel(K("Conv2DBackpropFilter", 1, in, out), t).cube_us;
+  const double many = PredictKernel(K("Conv2DBackpropFilter", 32, in, out), t).cube_us;
+  EXPECT_LT(many, one / 8);
 }
 
 TEST(PerfCostModel, CubeReadsFp32LabelInC0Of16AsFp16) {
