@@ -239,6 +239,10 @@ struct TilePlan {
 };
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target);
+// The tile of a row-wise kernel whose row (RowLength) is longer than `cap` elements: a piece of
+// the row, or on FRACTAL_NZ whole block columns of several rows (cost_model_long_rows.cc).
+TilePlan LongRowTiles(const Operand& big, double cap, double per_core, double rows_per_matrix,
+                      double rows_per_core);
 
 // Cores' worth of parallelism a vector kernel gets from its block split (cost_model_split.cc):
 // Elements(big) / the elements of the busiest core, at most `cores` (EffectiveCores' even split).

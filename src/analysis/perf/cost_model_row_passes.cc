@@ -7,7 +7,9 @@
 //   - not even that ("last_with_workspace"): the row is streamed through the UB once per row
 //     reduction. The first reduction reads the kernel's input again; each further one reduces an
 //     intermediate (its "spec node", the last multi-input op before it: x - max in softmax) that
-//     is written to a GM workspace and read back in the next pass.
+//     is written to a GM workspace and read back in the next pass. Each pass cuts the row into
+//     UB-sized pieces and is double-buffered again (`_do_tiling_last_with_workspace` sets
+//     `_is_double_buffer`), so its DMA and vector work overlap: not serial.
 #include <algorithm>
 #include <cmath>
 
@@ -31,8 +33,10 @@ RowPasses PlanRowPasses(const Kernel& kernel, const Operand& big, const VectorOp
   const double live = FullSizeOperands(kernel, elements) * per_operand + 4.0;
   const double ub = static_cast<double>(target.buffers.ub->value);
   if (row <= std::floor(ub / 2 / live)) return plan;
-  plan.serial = true;
-  if (row <= std::floor(ub / live)) return plan;
+  if (row <= std::floor(ub / live)) {
+    plan.serial = true;
+    return plan;
+  }
   const double n = static_cast<double>(elements) * stored;
   const double further = std::max(0.0, std::ceil(ops.reduce) - 1);
   plan.extra_in_bytes = n * (1 + further);

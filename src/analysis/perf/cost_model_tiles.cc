@@ -83,6 +83,8 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
         nz ? static_cast<double>(s[r - 3] * s[r - 2]) : std::numeric_limits<double>::infinity();
     // Whole rows, no more than one matrix (NZ) and than the core has.
     const double rows_per_core = std::ceil(per_core / std::max(row, 1.0));
+    // A row longer than the cap: the schedule splits the row itself (cost_model_long_rows.cc).
+    if (row > cap) return LongRowTiles(big, cap, per_core, rows_per_matrix, rows_per_core);
     const double rows = std::clamp(std::floor(cap / std::max(row, 1.0)), 1.0,
                                    std::max(1.0, std::min(rows_per_matrix, rows_per_core)));
     plan.tile = rows * row;
