@@ -42,6 +42,7 @@ Expected<CubeShape> MatMulShape(const Kernel& k) {
     return Bad(fmt::format("matmul operands need {} or more dims", tail), &c);
   }
   for (size_t i = 0; i + tail < c.shape.size(); ++i) s.batch *= c.shape[i];
+  s.batch_matmul = s.batch > 1;
   const auto dim = [tail](const Operand& op, size_t i) { return op.shape[op.shape.size() - tail + i]; };
   const int64_t unit = nz ? 16 : 1;
   const int64_t m = nz ? dim(c, 1) : dim(c, 0);

@@ -45,6 +45,7 @@ struct Core {
   double mad_head = 0, a_head = 0, b_head = 0;
   // CANN's cache tiling (cost_model_cube_divisors.cc): each L0 tile divides the core's share.
   bool divisors = false;
+  bool batch_matmul = false;  // CubeShape::batch_matmul
 };
 
 // The widest tile of at most `limit` (a multiple of 16) along an axis of `extent`, in whole
@@ -67,6 +68,17 @@ std::pair<int64_t, int64_t> L0Tile(const Core& c, int64_t n, int64_t k, int64_t 
   const int64_t k0 = TileAtMost(
       c, k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
   return {n0, k0};
+}
+
+// A batched matmul whose every batch's A and B each fit in half of L1. TBE's mmad_schedule.py
+// (`get_tensor_reuse`) then sets batch_double and keeps both operands (reuse 2), and
+// `open_double_buffer` double-buffers the two L1 copies across batches but L0C and the UB result
+// only when neither operand is kept. So the next batch's loads run beside this batch's MADs, and
+// each batch's MADs and drain follow each other (its L0C has one buffer): after the first load,
+// a batch takes the longer of its loads and its MADs plus drain. That one L1 tile holds the
+// whole batch (double_once = 0) is assumed: the L1 tiles come from the closed tiling query.
+double BatchPipelined(int64_t batch, double loads, double mads, double drain) {
+  return loads + static_cast<double>(batch - 1) * std::max(loads, mads + drain) + mads + drain;
 }
 
 CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
@@ -120,6 +132,10 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   r.drain = static_cast<double>(batch) * tiles * drain;
   const double main = static_cast<double>(batch) * best;
   r.critical = c.coupled ? main + static_cast<double>(batch) * tiles * best_drain : std::max(main, r.drain);
+  if (c.batch_matmul && batch > 1 && c.coupled && 2 * a <= c.l1 && 2 * b <= c.l1) {
+    r.critical = BatchPipelined(batch, gm(a) + gm(b), tiles * tile_k, tiles * drain);
+    r.load = static_cast<double>(batch) * (gm(a) + gm(b));
+  }
   return r;
 }
 
@@ -196,6 +212,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.b_read = 1.0 / s.b_expand;
   c.c_write = s.c_expand;
   c.coupled = target.compute.core_coupling.value == "coupled";
+  c.batch_matmul = s.batch_matmul;
   if (!target.datapath) {  // no on-chip datapath in the profile (CPU, GPU): the MADs alone
     c.gm = c.l2 = c.l0a = c.l0b = c.out = std::numeric_limits<double>::infinity();
   } else {
@@ -238,7 +255,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.divisors = s.divisor_tiling && HasDivisorSplit(s.batch, m16, n16, k16, s.split_k, n_cores);
   const int64_t m_l0 =
       target.kernel && target.kernel->static_matmul_m_l0 ? target.kernel->static_matmul_m_l0->value : 0;
-  const std::array<double, 30> key = {static_cast<double>(s.batch),
+  const std::array<double, 31> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -267,8 +284,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.b_head,
                                       static_cast<double>(s.images) * (s.batch_cores_only ? -1.0 : 1.0),
                                       c.divisors ? 1.0 : 0.0,
-                                      static_cast<double>(m_l0)};
-  thread_local std::map<std::array<double, 30>, CubeTimes> cache;
+                                      static_cast<double>(m_l0),
+                                      c.batch_matmul ? 1.0 : 0.0};
+  thread_local std::map<std::array<double, 31>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 

@@ -139,6 +139,11 @@ struct CubeShape {
   // A matmul tiled by TBE's static schedule (cost_model_cube_static.cc): its launched block_dim is
   // that schedule's m x n core split, given here (0 x 0: another tiler).
   int64_t static_m_cores = 0, static_n_cores = 0;
+  // A batched matmul (TBE's mmad_schedule.py): when one batch's A and B each fit in half of L1,
+  // the L1 copies are double-buffered across batches and L0C / the UB result are not
+  // (cost_model_cube_time.cc, `BatchPipelined`). Depthwise convolutions, whose batch is channel
+  // groups under another schedule, leave it off.
+  bool batch_matmul = false;
   // Elements of the record's operands the kernel never reads (a 1x1 window at stride_h > 1 brings
   // only every stride_h-th row of x into L1): not moved by the cube, nor by the vector path.
   int64_t unread_elements = 0;
