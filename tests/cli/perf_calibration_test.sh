@@ -43,7 +43,7 @@ pin bert_seq128_bs32_train 16.9 16.4 0.3
 # The labels as they stand (float32 maps that are float16 in truth): pinned so a change to either
 # reading shows; not a figure the model aims at since session 14.
 pin resnet50_bs32_train 23.4 20.5 2.3 as-written
-pin bert_seq128_bs32_train 47.7 45.9 6.3 as-written
+pin bert_seq128_bs32_train 47.7 46.0 6.3 as-written
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
