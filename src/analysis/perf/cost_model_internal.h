@@ -161,6 +161,12 @@ bool HasCubeOperands(std::string_view op, const Kernel& kernel);
 // mask (MaxPoolWithArgmax and its gradient), from the window taps in the mask's shape
 // (cost_model_pooling.cc); nullopt for other types or when no mask is among the operands.
 std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Kernel& kernel);
+// DropoutDoMask's instructions per element by the dtype of its data: its hand-written kernel's
+// float16 and float32 paths (cost_model_dropout.cc); nullopt for other types.
+std::optional<VectorOps> DropoutDoMaskOps(std::string_view op_type, const Kernel& kernel);
+// The elements of one UB tile of SquareSumV1 as the atomic reduce schedule sizes it
+// (cost_model_atomic_reduce.cc); nullopt for other kernels.
+std::optional<double> AtomicReduceTileElements(const Kernel& kernel, const target::Target& target);
 
 // Bytes per cycle load3d writes into L0A (to_l0b false) or L0B, from the L1 -> L0A port rate
 // (cost_model_load3d.cc, CANN's GetLoad3dThroughput table).

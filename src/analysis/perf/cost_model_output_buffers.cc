@@ -20,9 +20,11 @@ namespace npugap::analysis::perf::internal {
 
 bool RunsSingleBufferedOutputs(const Kernel& kernel, const VectorOps& ops, bool per_channel) {
   // Reductions and row broadcasts run the reduce / norm schedules, per-channel batch-norm kernels
-  // their bn_* schedules (not read for this); the types below are not element-for-element maps or
-  // are hand-written (DropoutDoMask's IR-builder kernel, drop_out_do_mask.py), so the elementwise
-  // schedule does not run them.
+  // their bn_* schedules (not read for this); the types below are not DSL elementwise kernels, so
+  // the elementwise schedule does not run them: DropoutDoMask (IR-builder / TIK kernels,
+  // drop_out_do_mask.py, cost_model_dropout.cc), OneHot (one_hot_d: a tvm.extern IR builder),
+  // UnsortedSegmentSum (an OPAQUE kernel in MindSpore's op info), MaxPoolWithArgmax and its
+  // gradient (TIK), MaxPool / AvgPool (te.lang.cce.pooling2d and the pooling schedule).
   if (ops.reduce > 0 || ops.broadcast > 0 || ops.tree_sums > 0 || per_channel) return false;
   for (std::string_view own : {"DropoutDoMask", "OneHot", "UnsortedSegmentSum", "MaxPoolWithArgmax",
                                "MaxPoolGradWithArgmax", "MaxPool", "AvgPool"})

@@ -205,7 +205,8 @@ constexpr std::array kRules = {
     // fp16 x is cast to float32 first. The per-channel broadcasts are not counted (review13b).
     Entry{"BNInference", E32(4)},
     Entry{"BNInferenceD", E32(4)},
-    // dropout: select by the mask, scale; gen mask: a counter-based random number and a compare
+    // dropout: select by the mask, scale (the float32 path counts more: cost_model_dropout.cc); gen
+    // mask: a counter-based random number and a compare
     Entry{"DropoutDoMask", E(2)},
     Entry{"DropoutGenMask", E(4)},
     // optimizers: momentum (g scale, accum = accum m + g, var -= lr accum); Adam: moments (7),
@@ -373,6 +374,7 @@ VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const K
       std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
   if (axis_reduction && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
   if (const auto pool = ArgmaxPoolOpsPerElement(op_type, kernel)) ops.simple = *pool;
+  if (const auto dropout = DropoutDoMaskOps(op_type, kernel)) ops = *dropout;
   return ops;
 }
 

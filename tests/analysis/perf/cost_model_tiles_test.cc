@@ -137,9 +137,11 @@ TEST(PerfTiles, SquareSumToAScalarIsAFloat32CrossLaneReduceInElementwiseTiles) {
   const double per_core = std::ceil(std::ceil(768.0 * 3072 / 31) / 16) * 16;
   const double per_element = 2 * vi.at("simple").at("float32").value + vi.at("reduce").at("float32").value;
   EXPECT_NEAR(PredictKernel(k, p.bare).vector_us, p.Us(per_core * per_element), 1e-9);
-  // The sum covers the whole tensor, not rows: plain float32 tiles of the one full-size operand,
-  // each paying the three instructions' heads once per split (not the 3072-wide rows' heads).
-  const double cap = std::floor(p.ub / (2 * 1 * 4.0));
+  // The sum covers the whole tensor, not rows: plain float32 tiles, each paying the three
+  // instructions' heads once per split (not the 3072-wide rows' heads). The atomic reduce
+  // schedule's tile holds UB / 16 elements (two live float32 tensors, doubled;
+  // cost_model_atomic_reduce.cc).
+  const double cap = std::floor(p.ub / 2 / 2 / (4 * 128.0)) * 128;
   const double tiles = std::ceil(per_core / cap);
   const double splits = std::ceil(cap / (255 * p.repeat_bytes / 4));
   EXPECT_NEAR(p.Heads(k), p.Us(tiles * splits * (2 * p.H("simple") + p.H("reduce"))), 1e-9);
