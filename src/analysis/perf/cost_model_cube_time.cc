@@ -5,7 +5,8 @@
 //     times rows of one image; a k split adds partial sums in GM, so not when a fused vector op
 //     consumes the cube's output: it needs whole sums);
 //     of the splits that use at most the given cores, the fastest is taken, as a tiling search would;
-//   - one core's L0 tile (m0 x n0 x k0) fills half of L0A / L0B / L0C (double-buffered);
+//   - one core's L0 tile (m0 x n0 x k0) fills half of L0A / L0B / L0C (double-buffered), or under
+//     CANN's cache tiling is that tiler's own (cost_model_cube_l0.cc: L0C may be single-buffered);
 //   - MAD cycles per tile step: m0 n0 k0 / MACs per cycle, or the MTE1 load of the step if slower;
 //   - L1 residency modes: both operands resident, one resident and the other streamed in panels,
 //     both in panels, or streamed in k chunks. A resident operand and a panel are loaded before the
@@ -15,7 +16,7 @@
 //     main loop, less what the next tile's first MAD steps cover when one operand is resident and
 //     L0C double-buffered: its "L0C preload"), on a separated core by FixPipe, which overlaps the
 //     next tile's MADs.
-// The tile shape (m0) is searched too; the real tilings are not known, so this emulates a search.
+// Otherwise the tile shape (m0) is searched too; that tiling is not known, so this emulates a search.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -43,17 +44,15 @@ struct Core {
   // MTE1 queue, so they add; each MAD and each load instruction pays a fixed head (cycles).
   bool mte1_serial = false;
   double mad_head = 0, a_head = 0, b_head = 0;
-  // CANN's cache tiling (cost_model_cube_divisors.cc): each L0 tile divides the core's share.
+  // CANN's cache tiling (cost_model_cube_divisors.cc, cost_model_cube_l0.cc): the split and each
+  // L0 tile divide the core's share, and the L0 tile is the tiler's.
   bool divisors = false;
   bool batch_matmul = false;  // CubeShape::batch_matmul
 };
 
 // The widest tile of at most `limit` (a multiple of 16) along an axis of `extent`, in whole
-// fractals; with divisor tiling, a whole number of such tiles makes up the extent.
-int64_t TileAtMost(const Core& c, int64_t extent, int64_t limit) {
-  const int64_t most = std::min(extent, limit);
-  return c.divisors ? 16 * LargestDivisorAtMost(extent / 16, most / 16) : most;
-}
+// fractals (the cache tiling's divisor tiles are cost_model_cube_l0.cc's).
+int64_t TileAtMost(int64_t extent, int64_t limit) { return std::min(extent, limit); }
 
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
 struct CoreCycles {
@@ -64,9 +63,9 @@ struct CoreCycles {
 // The L0 tile's n0 and k0 for m0 rows: half of L0C holds m0 x n0 fp32 sums, half of L0A / L0B
 // the k0-deep operands (double buffers).
 std::pair<int64_t, int64_t> L0Tile(const Core& c, int64_t n, int64_t k, int64_t m0) {
-  const int64_t n0 = TileAtMost(c, n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
-  const int64_t k0 = TileAtMost(
-      c, k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+  const int64_t n0 = TileAtMost(n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
+  const int64_t k0 =
+      TileAtMost(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
   return {n0, k0};
 }
 
@@ -81,8 +80,8 @@ double BatchPipelined(int64_t batch, double loads, double mads, double drain) {
   return loads + static_cast<double>(batch - 1) * std::max(loads, mads + drain) + mads + drain;
 }
 
-CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0) {
-  const auto [n0, k0] = L0Tile(c, n, k, m0);
+CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t m0, int64_t n0,
+                   int64_t k0) {
   const double mad = static_cast<double>(m0 * n0 * k0) / c.macs_per_cycle + c.mad_head;
   const double mte1_a = m0 * k0 * c.in_bytes / c.l0a + c.a_head,
                mte1_b = k0 * n0 * c.in_bytes / c.l0b + c.b_head;
@@ -139,17 +138,27 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   return r;
 }
 
-// The fastest of a few tile shapes: m0 from one fractal row up to what half of L0C allows.
+// The fastest of a few tile shapes: m0 from one fractal row up to what half of L0C allows. Under
+// CANN's cache tiling the tile is the tiler's own (cost_model_cube_l0.cc): it may take all of
+// L0C when that loads less, which the half-L0C search never tries.
 CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  if (c.divisors) {
+    CacheL0Inputs in;
+    in.m = m / 16, in.n = n / 16, in.k = k / 16, in.in_bytes = c.in_bytes;
+    in.l0a = c.l0a_size, in.l0b = c.l0b_size, in.l0c = c.l0c_size, in.l1 = c.l1;
+    const CacheL0Tile t = CacheTilingL0(in);
+    return OneTile(c, batch, m, n, k, 16 * t.m, 16 * t.n, 16 * t.k);
+  }
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
   const int64_t most = Down16(c.l0c_size / 2 / 4 / 16);
   int64_t last = 0;
   for (int64_t m0 : {m, most, int64_t{256}, int64_t{128}, int64_t{64}, int64_t{32}, int64_t{16}}) {
-    m0 = TileAtMost(c, m, std::min(m0, most));
+    m0 = TileAtMost(m, std::min(m0, most));
     if (m0 == last) continue;  // the same tile as the candidate before
     last = m0;
-    const CoreCycles r = OneTile(c, batch, m, n, k, m0);
+    const auto [n0, k0] = L0Tile(c, n, k, m0);
+    const CoreCycles r = OneTile(c, batch, m, n, k, m0, n0, k0);
     if (r.critical < best.critical) best = r;
   }
   return best;

@@ -199,6 +199,19 @@ CubeTimes CubeTime(const CubeShape& shape, int cores, const target::Target& targ
 // (x k, when k may be split) fractals can be cut into exactly `blocks` such parts.
 int64_t LargestDivisorAtMost(int64_t n, int64_t limit);
 bool HasDivisorSplit(int64_t batch, int64_t m16, int64_t n16, int64_t k16, bool split_k, int64_t blocks);
+// The L0 tile CANN's cache tiling takes for one core's m x k x n share (cost_model_cube_l0.cc),
+// all in fractals, and whether L0C stays double-buffered.
+struct CacheL0Inputs {
+  int64_t m = 0, n = 0, k = 0;                                           // the core's share, in fractals
+  double in_bytes = 2;                                                   // bytes per element of A and B
+  double l0a = 64 << 10, l0b = 64 << 10, l0c = 256 << 10, l1 = 1 << 20;  // buffer bytes
+};
+struct CacheL0Tile {
+  int64_t m = 1, n = 1, k = 1;
+  bool l0c_double = true;
+  bool operator==(const CacheL0Tile&) const = default;
+};
+CacheL0Tile CacheTilingL0(const CacheL0Inputs& inputs);
 
 // TBE's static matmul schedule (cost_model_cube_static.cc): its m x n core split for an m x k x n
 // matmul (elements, m and n whole fractals) on `core_num` cores, and how many times one core
