@@ -18,7 +18,7 @@ CubeShape Fp16(int64_t batch, int64_t m, int64_t n, int64_t k) {
 double Cycles(double seconds, const target::Target& t) { return seconds * t.compute.clock.value; }
 
 TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   // 128^3 on one core. The fastest schedule keeps B (32 KiB) resident in L1, loaded first at
   // gm_to_l1 = 32 B/cycle: 1024 cycles before any MAD. A streams in 16-row tiles (m0 = 16,
   // n0 = k0 = 128), double-buffered: per tile its 4 KiB chunk (128 cycles) hides the MTE1 load of
@@ -34,7 +34,7 @@ TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
 }
 
 TEST(PerfCubeTime, ACoupledCoreDrainsAfterTheMadsASeparatedOneAlongside) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   target::Target separated = t;
   separated.compute.core_coupling.value = "separated";
   // A shallow product (k = 16) is all output: 2 MiB of fp16 C per core, drained through UB on the
