@@ -125,14 +125,15 @@ void ReadMemoryAndBuffers(ProfileReader& r, const json& root, Target& t) {
                         size(a, "buffer_alignment.ub")};
 
   if (const json* d = r.OptionalSection(root, "datapath")) {
-    r.WarnUnknownKeys(
-        *d, "datapath",
-        {"gm_to_l1", "l2_to_l1", "l1_to_l0a", "l1_to_l0b", "l0c_to_l2", "l0c_to_gm", "gm_to_ub", "ub_to_gm"});
+    r.WarnUnknownKeys(*d, "datapath",
+                      {"gm_to_l1", "l2_to_l1", "l1_to_l0a", "l1_to_l0b", "l0c_to_l2", "l0c_to_gm", "gm_to_ub",
+                       "ub_to_gm", "l0c_to_ub"});
     auto rate = [&](const char* key) {
       return r.ReadNumber(*d, std::string("datapath.") + key, Dim::kBytesPerCycle, Bound::kPositive);
     };
     t.datapath = Datapath{rate("gm_to_l1"),  rate("l2_to_l1"),  rate("l1_to_l0a"), rate("l1_to_l0b"),
                           rate("l0c_to_l2"), rate("l0c_to_gm"), rate("gm_to_ub"),  rate("ub_to_gm")};
+    if (d->contains("l0c_to_ub")) t.datapath->l0c_to_ub = rate("l0c_to_ub");
   }
 
   const json& l = r.Section(root, "layout");

@@ -75,6 +75,7 @@ struct BufferAlignment {
 // Per-core data-path widths in bytes/cycle (CANN's own cost model, Ascend only).
 struct Datapath {
   Number gm_to_l1, l2_to_l1, l1_to_l0a, l1_to_l0b, l0c_to_l2, l0c_to_gm, gm_to_ub, ub_to_gm;
+  std::optional<Number> l0c_to_ub;  // a coupled core's cube output L0C -> UB (optional)
 };
 
 struct Layout {

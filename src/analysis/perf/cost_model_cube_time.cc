@@ -29,6 +29,9 @@
 namespace npugap::analysis::perf::internal {
 namespace {
 
+// L0C holds every sum as 4 bytes (fp32 for fp16 operands, int32 for int8), as L0Tile sizes it.
+constexpr double kL0cSumBytes = 4;
+
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 int64_t Down16(double v) { return std::max<int64_t>(16, static_cast<int64_t>(v) / 16 * 16); }
 
@@ -36,6 +39,9 @@ int64_t Down16(double v) { return std::max<int64_t>(16, static_cast<int64_t>(v) 
 struct Core {
   double macs_per_cycle = 0;
   double gm = 32, l2 = 32, l0a = 512, l0b = 256, out = 32;  // bytes per cycle
+  // A coupled core's L0C -> UB move (its fp32 sums), in series with the UB -> GM store; infinite
+  // when the profile gives no rate (the drain is then the store alone).
+  double l0c_ub = std::numeric_limits<double>::infinity();
   double l1 = 1 << 20, l0a_size = 64 << 10, l0b_size = 64 << 10, l0c_size = 128 << 10;
   double in_bytes = 2, out_bytes = 2, a_read = 1, b_read = 1;  // bytes read per matrix element
   double c_write = 1;  // elements written per element of C (a 1x1 backprop-input dilates C to dx)
@@ -99,7 +105,7 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   // Each output tile drains after its MADs (m0 x n0 as stored, at the output path's rate). With
   // one operand resident and L0C double-buffered, CANN lets the next tile's first
   // min(32 / (load2d repeats of A + of B + 1), k steps) MAD steps cover the drain.
-  const double drain = m0 * n0 * c.out_bytes * c.c_write / c.out;
+  const double drain = m0 * n0 * (c.out_bytes * c.c_write / c.out + kL0cSumBytes / c.l0c_ub);
   const double step = std::max(mad, mte1);
   const auto covered = [&](double repeats) {
     return std::max(0.0, drain - std::min(32.0 / (repeats + 1), static_cast<double>(ko)) * step);
@@ -196,7 +202,7 @@ CoreCycles StaticCore(Core c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
   CoreCycles r;
   r.mad = static_cast<double>(m * n * k) / c.macs_per_cycle;
   r.load = load;
-  r.drain = static_cast<double>(m * n) * c.out_bytes / c.out;
+  r.drain = static_cast<double>(m * n) * (c.out_bytes / c.out + kL0cSumBytes / c.l0c_ub);
   // Loads double-buffered against the MADs: the longer of the two over the share.
   const double main = std::max(load, mads);
   r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
@@ -228,6 +234,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
     const auto& d = *target.datapath;
     c.gm = d.gm_to_l1.value, c.l2 = d.l2_to_l1.value, c.l0a = d.l1_to_l0a.value, c.l0b = d.l1_to_l0b.value;
     c.out = c.coupled ? d.ub_to_gm.value : d.l0c_to_gm.value;
+    if (c.coupled && d.l0c_to_ub) c.l0c_ub = d.l0c_to_ub->value;
     // A convolution's unfolded operand is written by load3d, slower than load2d.
     if (s.load3d != CubeShape::Load3d::kNone) {
       const bool to_l0b = s.load3d == CubeShape::Load3d::kB;
@@ -264,7 +271,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.divisors = s.divisor_tiling && HasDivisorSplit(s.batch, m16, n16, k16, s.split_k, n_cores);
   const int64_t m_l0 =
       target.kernel && target.kernel->static_matmul_m_l0 ? target.kernel->static_matmul_m_l0->value : 0;
-  const std::array<double, 31> key = {static_cast<double>(s.batch),
+  const std::array<double, 32> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -283,6 +290,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.l0a,
                                       c.l0b,
                                       c.out,
+                                      c.l0c_ub,
                                       c.l1,
                                       c.l0a_size + 1e-3 * c.l0b_size,
                                       c.l0c_size,
@@ -295,7 +303,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       c.divisors ? 1.0 : 0.0,
                                       static_cast<double>(m_l0),
                                       c.batch_matmul ? 1.0 : 0.0};
-  thread_local std::map<std::array<double, 31>, CubeTimes> cache;
+  thread_local std::map<std::array<double, 32>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 

@@ -26,6 +26,24 @@ inline const target::Target& Ascend910() {
   return t;
 }
 
+// The profile with the per-core rates of the GE autofuse "att" map that it held until session 15
+// (GM -> L1 32, L2 -> L1 110, GM -> UB 32, UB -> GM 32 B/cycle), now the 2020 Ascend910.ini's
+// 40 / 80 / 40 / 40. The tests that use it check a mechanism whose hand arithmetic, or whose
+// premise (32 cores' per-core reads below the HBM figure), was written at those rates; they are
+// the test's inputs, not the profile's figures. It leaves out the L0C -> UB rate too.
+inline const target::Target& Ascend910AtAttRates() {
+  static const target::Target t = [] {
+    target::Target a = Ascend910();
+    a.datapath->gm_to_l1.value = 32;
+    a.datapath->l2_to_l1.value = 110;
+    a.datapath->gm_to_ub.value = 32;
+    a.datapath->ub_to_gm.value = 32;
+    a.datapath->l0c_to_ub.reset();  // nor the drain's L0C -> UB move, which that profile did not have
+    return a;
+  }();
+  return t;
+}
+
 // The profile without vector and DMA instruction heads: a kernel's pipe times are then the bytes
 // and elements of its busiest core alone.
 inline const target::Target& Ascend910WithoutHeads() {

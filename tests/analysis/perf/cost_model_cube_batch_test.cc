@@ -19,7 +19,7 @@ CubeShape Batched(int64_t batch, int64_t m, int64_t n, int64_t k) {
 double Cycles(double seconds, const target::Target& t) { return seconds * t.compute.clock.value; }
 
 TEST(PerfCubeBatch, TheNextBatchLoadsBesideThisBatchsMadsAndDrain) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   // 52 batches of 128 x 128 x 64 on one core. Per batch A and B are 16 KiB each: 1024 cycles at
   // gm_to_l1 = 32 B/cycle. One 128 x 128 L0 tile: 128 * 128 * 64 / 4096 = 256 MAD cycles, then its
   // 32 KiB fp16 output drains through UB at 32 B/cycle, 1024 cycles. After the first batch's

@@ -18,7 +18,7 @@ CubeShape Fp16(int64_t batch, int64_t m, int64_t n, int64_t k) {
 double Cycles(double seconds, const target::Target& t) { return seconds * t.compute.clock.value; }
 
 TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   // 128^3 on one core. The fastest schedule keeps B (32 KiB) resident in L1, loaded first at
   // gm_to_l1 = 32 B/cycle: 1024 cycles before any MAD. A streams in 16-row tiles (m0 = 16,
   // n0 = k0 = 128), double-buffered: per tile its 4 KiB chunk (128 cycles) hides the MTE1 load of
@@ -34,7 +34,7 @@ TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
 }
 
 TEST(PerfCubeTime, ACoupledCoreDrainsAfterTheMadsASeparatedOneAlongside) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   target::Target separated = t;
   separated.compute.core_coupling.value = "separated";
   // A shallow product (k = 16) is all output: 2 MiB of fp16 C per core, drained through UB on the
@@ -101,6 +101,35 @@ TEST(PerfCubeTime, AStridedBackpropInputsBusiestCoreTakesWholeImagesWithAllOfNAn
   CubeShape few_batch_only = few;
   few_batch_only.batch_cores_only = true;
   EXPECT_DOUBLE_EQ(CubeTime(few_batch_only, 30, t).critical, CubeTime(few, 30, t).critical);
+}
+
+TEST(PerfCubeTime, ACoupledDrainMovesTheSumsToUbThenStoresTheOutput) {
+  // The 2020 Ascend910.ini's l0CToUBRate: each tile's 4-byte sums leave L0C for UB at
+  // datapath.l0c_to_ub, then its fp16 output goes to GM at ub_to_gm, one after the other (CANN's
+  // GemmCycleModelUB adds its L0C -> UB pass and the MTE3 store per tile). A shallow product
+  // (k = 16) on one core: the drain covers every element of C once.
+  const auto& t = Ascend910();
+  ASSERT_TRUE(t.datapath->l0c_to_ub.has_value());
+  const double l0c_ub = t.datapath->l0c_to_ub->value, ub_gm = t.datapath->ub_to_gm.value;
+  const double elements = 1024.0 * 1024;
+  const CubeTimes c = CubeTime(Fp16(1, 1024, 1024, 16), 1, t);
+  EXPECT_NEAR(Cycles(c.store, t), elements * (4 / l0c_ub + 2 / ub_gm), 1e-6 * elements);
+  // A profile without the rate drains at the store alone.
+  target::Target store_only = t;
+  store_only.datapath->l0c_to_ub.reset();
+  EXPECT_NEAR(Cycles(CubeTime(Fp16(1, 1024, 1024, 16), 1, store_only).store, t), elements * 2 / ub_gm,
+              1e-6 * elements);
+  // A separated core drains by FixPipe (l0c_to_gm); the UB rate does not enter.
+  target::Target separated = t, separated_store_only = store_only;
+  separated.compute.core_coupling.value = separated_store_only.compute.core_coupling.value = "separated";
+  EXPECT_DOUBLE_EQ(CubeTime(Fp16(1, 1024, 1024, 16), 1, separated).store,
+                   CubeTime(Fp16(1, 1024, 1024, 16), 1, separated_store_only).store);
+}
+
+TEST(PerfCubeTime, ANegativeL0cToUbRateIsAnError) {
+  const auto bad = LoadEditedAscend910([](nlohmann::json& j) { j["datapath"]["l0c_to_ub"]["value"] = -1; });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("datapath.l0c_to_ub"), std::string::npos) << bad.status().message();
 }
 
 }  // namespace

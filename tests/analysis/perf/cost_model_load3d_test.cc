@@ -85,7 +85,7 @@ TEST(PerfLoad3d, TheUnfoldedOperandOfEachConvolutionIsFoundWithItsStrideAndRows)
 }
 
 TEST(PerfLoad3d, AConvolutionPaysInstructionHeadsAndLoadsAThenB) {
-  const auto& t = Ascend910();
+  const auto& t = Ascend910AtAttRates();
   ASSERT_TRUE(t.kernel.has_value());
   const auto& heads = t.kernel->cube_instruction_heads;
   ASSERT_EQ(heads.size(), 3u);
