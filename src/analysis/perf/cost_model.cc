@@ -238,6 +238,12 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     if (!moves_only && vector_ops.Total() > 0)
       c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
                                            vector_ops, dtype, split, target);
+    // FusedDbnDw's TIK kernel runs its BN gradient in its own fixed chunks, each instruction with
+    // its head, in series with the MADs of each chunk (cost_model_dbn_dw.cc).
+    if (const auto pass = FusedDbnDwPass(kernel, target)) {
+      c.vector_us = 1e6 * pass->vector;
+      extra_moves += pass->dma_heads;
+    }
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.

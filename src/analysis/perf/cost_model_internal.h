@@ -323,6 +323,16 @@ double SingleBufferedOutputTime(double load, double vector, double store, double
 double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
                         std::string_view dtype, double cores, const target::Target& target);
 
+// FusedDbnDw's BN-gradient pass as its TIK kernel runs it on the busiest core
+// (cost_model_dbn_dw.cc): the hand-tiled chunks of one C1 plane x the shape's pixel chunk, the
+// vector seconds (the pass's arithmetic plus the heads of its 8 instructions per chunk) and the
+// DMA heads of its 3 moves per chunk. nullopt for another type or a shape the kernel does not
+// support.
+struct DbnDwPass {
+  double chunks = 0, vector = 0, dma_heads = 0;
+};
+std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Target& target);
+
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
 KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);
 
