@@ -125,10 +125,14 @@ constexpr std::array kRules = {
     Entry{"SigmoidGrad", E(3)},
     Entry{"MinimumGrad", E(3)},
     Entry{"MaximumGrad", E(3)},
-    // gelu (tanh form): x^3 (2), mul, add, tanh (3 simple, exp, div), add, 2 mul; its gradient
-    // about 15 of which one exp and one div; fast gelu x / (1 + e^(-1.702 x)): 2 mul, exp, add, div
-    Entry{"GeLU", V(9, 1, 1, 0)},
-    Entry{"Gelu", V(9, 1, 1, 0)},
+    // TBE's gelu DSL (a 2020 copy, impl/gelu.py on te.lang.cce) casts
+    // float16 to float32 where vexp has float32 (the 910), in its default high_precision mode, and
+    // computes x / (1 + e^(-2 sqrt(2/pi)(x + 0.044715 x^3))) in float32 (the fp32 flag): vmul,
+    // vmul, vmuls, vadd, vmuls, exp, vadds, div. Its gradient: about 15 of which one exp and one
+    // div, in the stored dtype (its DSL's float32 form, 26 simple, was tried and dropped: session
+    // 15, gelu10, docs/fidelity.md); fast gelu x / (1 + e^(-1.702 x)): 2 mul, exp, add, div
+    Entry{"GeLU", V32(6, 1, 1, 0)},
+    Entry{"Gelu", V32(6, 1, 1, 0)},
     Entry{"GeLUGrad", V(13, 1, 1, 0)},
     Entry{"GeluGrad", V(13, 1, 1, 0)},
     Entry{"FastGelu", V(2, 1, 1, 0)},
