@@ -235,14 +235,15 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     // the cube's split is its own (CubeTime).
     const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
     if (!cube) load *= cores / split, store *= cores / split;
-    if (!moves_only && vector_ops.Total() > 0)
-      c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
-                                           vector_ops, dtype, split, target);
     // FusedDbnDw's TIK kernel runs its BN gradient in its own fixed chunks, each instruction with
-    // its head, in series with the MADs of each chunk (cost_model_dbn_dw.cc).
+    // its head, in series with the MADs of each chunk (cost_model_dbn_dw.cc); other kernels take
+    // the generic vector time.
     if (const auto pass = FusedDbnDwPass(kernel, target)) {
       c.vector_us = 1e6 * pass->vector;
       extra_moves += pass->dma_heads;
+    } else if (!moves_only && vector_ops.Total() > 0) {
+      c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
+                                           vector_ops, dtype, split, target);
     }
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data

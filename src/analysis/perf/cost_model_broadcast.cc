@@ -80,11 +80,7 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
     instructions += std::max(0.0, tiles - 1);
   }
   const double clock = target.compute.clock.value;
-  double head = 0;
-  if (target.kernel) {
-    const auto it = target.kernel->dma_instruction_heads.find("gm_to_ub");
-    if (it != target.kernel->dma_instruction_heads.end()) head = it->second.value;
-  }
+  const double head = target.kernel ? InstructionHead(target.kernel->dma_instruction_heads, "gm_to_ub") : 0.0;
   return bytes / (target.datapath->gm_to_ub.value * clock) + instructions * head / clock;
 }
 

@@ -56,10 +56,6 @@ struct Core {
   bool batch_matmul = false;  // CubeShape::batch_matmul
 };
 
-// The widest tile of at most `limit` (a multiple of 16) along an axis of `extent`, in whole
-// fractals (the cache tiling's divisor tiles are cost_model_cube_l0.cc's).
-int64_t TileAtMost(int64_t extent, int64_t limit) { return std::min(extent, limit); }
-
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
 struct CoreCycles {
   double mad = 0, load = 0, drain = 0, critical = 0;
@@ -69,11 +65,15 @@ struct CoreCycles {
 // The L0 tile's n0 and k0 for m0 rows: half of L0C holds m0 x n0 fp32 sums, half of L0A / L0B
 // the k0-deep operands (double buffers).
 std::pair<int64_t, int64_t> L0Tile(const Core& c, int64_t n, int64_t k, int64_t m0) {
-  const int64_t n0 = TileAtMost(n, Down16(c.l0c_size / 2 / 4 / static_cast<double>(m0)));
+  const int64_t n0 = std::min(n, Down16(c.l0c_size / 2 / kL0cSumBytes / static_cast<double>(m0)));
   const int64_t k0 =
-      TileAtMost(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
+      std::min(k, Down16(std::min(c.l0a_size / 2 / (m0 * c.in_bytes), c.l0b_size / 2 / (n0 * c.in_bytes))));
   return {n0, k0};
 }
+
+// Cycles to drain one element of C: its fp32 sum from L0C to UB (a coupled core), then the stored
+// value (c_write elements of it) to GM, the two in series.
+double DrainPerElement(const Core& c) { return c.out_bytes * c.c_write / c.out + kL0cSumBytes / c.l0c_ub; }
 
 // A batched matmul whose every batch's A and B each fit in half of L1. TBE's mmad_schedule.py
 // (`get_tensor_reuse`) then sets batch_double and keeps both operands (reuse 2), and
@@ -105,7 +105,7 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   // Each output tile drains after its MADs (m0 x n0 as stored, at the output path's rate). With
   // one operand resident and L0C double-buffered, CANN lets the next tile's first
   // min(32 / (load2d repeats of A + of B + 1), k steps) MAD steps cover the drain.
-  const double drain = m0 * n0 * (c.out_bytes * c.c_write / c.out + kL0cSumBytes / c.l0c_ub);
+  const double drain = static_cast<double>(m0 * n0) * DrainPerElement(c);
   const double step = std::max(mad, mte1);
   const auto covered = [&](double repeats) {
     return std::max(0.0, drain - std::min(32.0 / (repeats + 1), static_cast<double>(ko)) * step);
@@ -157,10 +157,10 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   }
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
-  const int64_t most = Down16(c.l0c_size / 2 / 4 / 16);
+  const int64_t most = Down16(c.l0c_size / 2 / kL0cSumBytes / 16);
   int64_t last = 0;
   for (int64_t m0 : {m, most, int64_t{256}, int64_t{128}, int64_t{64}, int64_t{32}, int64_t{16}}) {
-    m0 = TileAtMost(m, std::min(m0, most));
+    m0 = std::min(m, std::min(m0, most));
     if (m0 == last) continue;  // the same tile as the candidate before
     last = m0;
     const auto [n0, k0] = L0Tile(c, n, k, m0);
@@ -177,8 +177,7 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
 // The schedule cuts C by tvm `split(factor = tile)`, which leaves a last tile of the remaining
 // extent (512 + 256 for n = 768 with n0 = 512): that tile's MADs and drain cover only its own
 // rows and columns, so over the share every element of C is drained once.
-CoreCycles StaticCore(Core c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
-  c.divisors = false;  // the static schedule's tiles are not the cache tiling's divisors
+CoreCycles StaticCore(const Core& c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
   const int64_t m0 = std::min(m, Down16(static_cast<double>(m_l0)));
   const int64_t n0 = L0Tile(c, n, k, m0).first;  // its depth k0 only groups the k rows
   const StaticReads reads = StaticOperandReads(m, n, k, m0, n0, c.l1, c.in_bytes);
@@ -202,7 +201,7 @@ CoreCycles StaticCore(Core c, int64_t m, int64_t n, int64_t k, int64_t m_l0) {
   CoreCycles r;
   r.mad = static_cast<double>(m * n * k) / c.macs_per_cycle;
   r.load = load;
-  r.drain = static_cast<double>(m * n) * (c.out_bytes / c.out + kL0cSumBytes / c.l0c_ub);
+  r.drain = static_cast<double>(m * n) * DrainPerElement(c);
   // Loads double-buffered against the MADs: the longer of the two over the share.
   const double main = std::max(load, mads);
   r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
@@ -246,10 +245,8 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   if (s.conv) {
     c.mte1_serial = true;
     if (target.kernel) {
-      const auto& heads = target.kernel->cube_instruction_heads;
-      const auto head = [&heads](const char* name) {
-        const auto it = heads.find(name);
-        return it != heads.end() ? it->second.value : 0.0;
+      const auto head = [&target](const char* name) {
+        return InstructionHead(target.kernel->cube_instruction_heads, name);
       };
       c.mad_head = head("mad");
       c.a_head = head(s.load3d == CubeShape::Load3d::kA ? "load3d" : "load2d");

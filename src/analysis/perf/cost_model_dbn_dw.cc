@@ -42,11 +42,6 @@ constexpr double kStoresPerChunk = 1;  // dx, UB -> L1 (MTE3)
 // the vmul are each split into two instructions over half of C0, one pass together).
 constexpr double kPassesPerElement = 6;
 
-double HeadOf(const std::map<std::string, target::Number>& heads, const char* name) {
-  const auto it = heads.find(name);
-  return it == heads.end() ? 0.0 : it->second.value;
-}
-
 }  // namespace
 
 std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Target& target) {
@@ -80,10 +75,10 @@ std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Targ
   p.chunks = chunks;
   p.vector = VectorTime(per_core, passes, "float32", target) +
              chunks * kVectorInstructionsPerChunk *
-                 HeadOf(target.kernel->vector_instruction_heads, "simple") / clock;
+                 InstructionHead(target.kernel->vector_instruction_heads, "simple") / clock;
   p.dma_heads = chunks *
-                (kLoadsPerChunk * HeadOf(target.kernel->dma_instruction_heads, "gm_to_ub") +
-                 kStoresPerChunk * HeadOf(target.kernel->dma_instruction_heads, "ub_to_gm")) /
+                (kLoadsPerChunk * InstructionHead(target.kernel->dma_instruction_heads, "gm_to_ub") +
+                 kStoresPerChunk * InstructionHead(target.kernel->dma_instruction_heads, "ub_to_gm")) /
                 clock;
   return p;
 }

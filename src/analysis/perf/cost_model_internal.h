@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@ namespace npugap::analysis::perf::internal {
 // "number_type_begin" on scalars) count as 4 bytes.
 int64_t ItemSize(std::string_view dtype);
 int64_t Elements(const Operand& op);
+// The profile's fixed head (cycles) of the named instruction class in one of its head tables
+// (`kernel.vector_instruction_heads`, `dma_instruction_heads`, `cube_instruction_heads`); 0 when
+// the table does not name it.
+double InstructionHead(const std::map<std::string, target::Number>& heads, const char* name);
 // Bytes as stored by a kernel with a cube part, rounded up to the 32 B UB block. A float32 label
 // in a fractal format whose last dim is 16 is stored as fp16 (the block is 32 B / itemsize,
 // docs/perf.md) on the cube side (`cube_side`: the operands the cube reads) and, for FRACTAL_NZ,

@@ -29,6 +29,11 @@ int64_t Elements(const Operand& op) {
   return n;
 }
 
+double InstructionHead(const std::map<std::string, target::Number>& heads, const char* name) {
+  const auto it = heads.find(name);
+  return it == heads.end() ? 0.0 : it->second.value;
+}
+
 namespace {
 bool IsFractalFormat(std::string_view f) {
   return f == "NC1HWC0" || f == "FracZ" || f == "FRACTAL_Z" || f == "FRACTAL_NZ" || f == "NDC1HWC0" ||
@@ -92,10 +97,8 @@ MoveTimes DmaHeadTime(const Kernel& kernel, const Operand& big, const TilePlan& 
                       const target::Target& target) {
   MoveTimes t;
   if (!target.kernel || plan.tiles <= 0) return t;
-  const auto& heads = target.kernel->dma_instruction_heads;
   const auto head = [&](const char* dir) {
-    const auto it = heads.find(dir);
-    return it == heads.end() ? 0.0 : it->second.value;
+    return InstructionHead(target.kernel->dma_instruction_heads, dir);
   };
   // A full-size operand moves in one DMA instruction per tile. A smaller one is read once per
   // core, except on a per-channel kernel: each tile's (n, c1) plane reads the c1 slice of every

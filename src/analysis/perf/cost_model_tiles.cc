@@ -45,9 +45,7 @@ bool ReducesToScalar(const Kernel& k) {
 }
 
 double Head(const target::Target& t, const char* cls) {
-  const auto& heads = t.kernel->vector_instruction_heads;
-  const auto it = heads.find(cls);
-  return it == heads.end() ? 0.0 : it->second.value;
+  return InstructionHead(t.kernel->vector_instruction_heads, cls);
 }
 
 }  // namespace
@@ -69,8 +67,9 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
   // Every full-size operand has a buffer, doubled so that DMA fills one while the vector unit
   // works on the other (the assumed UB split, docs/perf.md).
   const double ub = static_cast<double>(target.buffers.ub->value);
-  const double cap = AtomicReduceTileElements(kernel, target).value_or(
-      std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item))));
+  const double cap =
+      AtomicReduceTileElements(kernel, target)
+          .value_or(std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item))));
   const double per_core = static_cast<double>(elements) / cores;
   const auto& s = big.shape;
   const size_t r = s.size();
