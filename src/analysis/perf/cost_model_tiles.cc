@@ -110,12 +110,14 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
     dtype = "float32";
     work.simple += FullSizeOperands(kernel, elements);
   }
-  double body = VectorTime(elements, work, dtype, target) / cores;
+  double body = 0;
   if (const auto split = SplitFp32Reduce(ops, dtype)) {
     body = (VectorTime(elements, split->stored, dtype, target) +
             VectorTime(elements, split->wide, "float32", target)) /
            cores;
     work.simple += split->wide.simple;  // the casts pay their instruction heads too
+  } else {
+    body = VectorTime(elements, work, dtype, target) / cores;
   }
   if (!target.kernel || target.kernel->vector_instruction_heads.empty() || !target.buffers.ub ||
       elements == 0)

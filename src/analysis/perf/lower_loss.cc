@@ -89,6 +89,8 @@ LossKernels SoftmaxLossKernels(const OpTensor& out, const OpTensor& grad, bool l
   const OpTensor tiled = b.Rows();
   k.backward.push_back(LossBuilder::Op("Tile", bw, {dloss}, {tiled}));
   const OpTensor drow = b.Rows();
+  OpTensor column = drow;  // the row gradient as [rows, 1], spread over the classes below
+  column.shape = {rows, 1};
   if (log_probs) {
     if (fuse_eltwise) {
       DeviceOp fused = LossBuilder::Op("FusionOp_RealDiv_Neg", bw, {tiled, b.Scalar()}, {drow});
@@ -100,15 +102,11 @@ LossKernels SoftmaxLossKernels(const OpTensor& out, const OpTensor& grad, bool l
       k.backward.push_back(LossBuilder::Op("Neg", bw, {divided}, {drow}));
     }
     // ReduceSum's bprop: the row gradient [rows, 1] tiled over the classes; Mul's: times the one-hot.
-    OpTensor column = drow;
-    column.shape = {rows, 1};
     const OpTensor spread = b.New(out.shape);
     k.backward.push_back(LossBuilder::Op("Tile", bw, {column}, {spread}));
     k.backward.push_back(LossBuilder::Op("Mul", bw, {spread, onehot}, {grad}));
   } else {
     k.backward.push_back(LossBuilder::Op("RealDiv", bw, {tiled, b.Scalar()}, {drow}));
-    OpTensor column = drow;
-    column.shape = {rows, 1};
     k.backward.push_back(LossBuilder::Op("Mul", bw, {backprop, column}, {grad}));
   }
   return k;
