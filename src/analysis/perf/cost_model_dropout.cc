@@ -35,11 +35,11 @@ std::optional<VectorOps> DropoutDoMaskOps(std::string_view op_type, const Kernel
 std::optional<double> DropoutDoMaskTileElements(const Kernel& kernel, std::string_view dtype,
                                                 const target::Target& target) {
   if (kernel.op_type != "DropoutDoMask" || !target.buffers.ub) return std::nullopt;
-  constexpr double kVectorRepeat = 128;   // ELEMENTS_VECTOR_OP_FP16, kept aside for one repeat
+  constexpr double kVectorRepeat = 128;       // ELEMENTS_VECTOR_OP_FP16, kept aside for one repeat
   constexpr double kBytesPerElement = 2.125;  // data + zero / scratch + 1-bit mask, in item sizes
   const double item = static_cast<double>(std::max<int64_t>(1, ItemSize(dtype)));
-  const double total = std::floor((static_cast<double>(target.buffers.ub->value) / item - kVectorRepeat) /
-                                  kBytesPerElement);
+  const double total =
+      std::floor((static_cast<double>(target.buffers.ub->value) / item - kVectorRepeat) / kBytesPerElement);
   return std::max(256.0, std::floor(std::floor(total / kVectorRepeat) * kVectorRepeat / 256.0) * 256.0);
 }
 

@@ -34,13 +34,15 @@ TEST(PerfDropout, TileIsTheStaticKernelsUbMaxElements) {
   // float32: (65536 - 128) // 2.125 = 30780 -> 30720.
   EXPECT_DOUBLE_EQ(*internal::DropoutDoMaskTileElements(k, "float16", t), 61440.0);
   EXPECT_DOUBLE_EQ(*internal::DropoutDoMaskTileElements(k, "float32", t), 30720.0);
-  EXPECT_FALSE(internal::DropoutDoMaskTileElements(K("Mul", 30, {"ND:float16:1024"}, {"ND:float16:1024"}), "float16", t)
+  EXPECT_FALSE(internal::DropoutDoMaskTileElements(K("Mul", 30, {"ND:float16:1024"}, {"ND:float16:1024"}),
+                                                   "float16", t)
                    .has_value());
   // 12,582,912 elements over 30 cores: 419,431 a core, 7 tiles of 61,440 (13 of the 32,768 that
   // two double-buffered full-size operands would leave).
   const Operand& x = k.inputs[0];
-  EXPECT_DOUBLE_EQ(internal::PlanTiles(k, x, *internal::DropoutDoMaskOps("DropoutDoMask", k), "float16", 30, t).tiles,
-                   7.0);
+  EXPECT_DOUBLE_EQ(
+      internal::PlanTiles(k, x, *internal::DropoutDoMaskOps("DropoutDoMask", k), "float16", 30, t).tiles,
+      7.0);
 }
 
 TEST(PerfDropout, OneBufferInPlaceRunsLoadVectorAndStoreInSeries) {
