@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf {
@@ -172,6 +173,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   double extra_moves = 0;     // seconds of MTE2 + MTE3 for the operands the cube does not read or write
   double second_drain = 0;    // seconds of MTE3 for full-size outputs besides C (the drain stage)
   bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
+  bool in_place = false;      // ... and so do the load and the store (one buffer, RunsTilesInPlace)
   double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
 
   // Only the input tiles are double-buffered (RunsSingleBufferedOutputs).
@@ -260,11 +262,14 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
                                       static_cast<int64_t>(passes.extra_out_bytes), 1, target);
       load += more.load / split, store += more.store / split, hbm += more.hbm;
       serial = passes.serial;
+      in_place = RunsTilesInPlace(kernel);
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
   double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
-  if (!cube && !serial && single_outputs)
+  if (in_place)
+    busiest = std::max(1e6 * (load + store) + c.vector_us, 1e6 * hbm);
+  else if (!cube && !serial && single_outputs)
     busiest = 1e6 * SingleBufferedOutputTime(load, 1e-6 * c.vector_us, store, hbm, tiles_per_core);
   else if (!cube && !serial)
     busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);

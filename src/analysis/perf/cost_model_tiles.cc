@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf::internal {
@@ -67,9 +68,10 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
   // Every full-size operand has a buffer, doubled so that DMA fills one while the vector unit
   // works on the other (the assumed UB split, docs/perf.md).
   const double ub = static_cast<double>(target.buffers.ub->value);
-  const double cap =
-      AtomicReduceTileElements(kernel, target)
-          .value_or(std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item))));
+  const double doubled = std::max(1.0, std::floor(ub / (2.0 * FullSizeOperands(kernel, elements) * item)));
+  // Kernels whose own source sizes the tile: SquareSumV1's atomic reduce, DropoutDoMask's IR builder.
+  const double cap = AtomicReduceTileElements(kernel, target)
+                         .value_or(DropoutDoMaskTileElements(kernel, dtype, target).value_or(doubled));
   const double per_core = static_cast<double>(elements) / cores;
   const auto& s = big.shape;
   const size_t r = s.size();
