@@ -43,7 +43,7 @@ pin bert_seq128_bs32_train 15.2 14.1 -5.7
 # The labels as they stand (float32 maps that are float16 in truth): pinned so a change to either
 # reading shows; not a figure the model aims at since session 14.
 pin resnet50_bs32_train 19.0 16.4 -3.4 as-written
-pin bert_seq128_bs32_train 44.2 42.1 0.0 as-written
+pin bert_seq128_bs32_train 44.1 42.1 0.0 as-written
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
