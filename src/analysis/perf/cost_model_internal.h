@@ -268,6 +268,12 @@ struct TilePlan {
 };
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target);
+// LambApplyOptimizerAssign's tiles on its busiest core (`per_core` elements of `big`) as TBE's
+// elementwise multi-output schedule sizes and cuts them: whole slices of the cut axis within the
+// liveness-walk count for elements of `item` bytes (cost_model_elewise_tile.cc); nullopt for
+// other kernels.
+std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
+                                          const target::Target& target);
 // The tile of a row-wise kernel whose row (RowLength) is longer than `cap` elements: a piece of
 // the row, or on FRACTAL_NZ whole block columns of several rows (cost_model_long_rows.cc).
 TilePlan LongRowTiles(const Operand& big, double cap, double per_core, double rows_per_matrix,

@@ -78,6 +78,7 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 
   plan.tile = cap;
   plan.tiles = std::ceil(per_core / cap);
+  if (const auto multi = ElewiseMultiTiles(kernel, big, item, per_core, target)) return *multi;
   if (ops.reduce > 0 && r >= 1 && !ReducesToScalar(kernel)) {
     const bool nz = big.format == "FRACTAL_NZ" && r >= 4;
     const double row = RowLength(big);

@@ -1,0 +1,66 @@
+// LambApplyOptimizerAssign's UB tiles as TBE's elementwise multi-output schedule sizes and cuts
+// them (cost_model_elewise_tile.cc). Expected values are worked out from the source's arithmetic.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../../../src/analysis/perf/cost_model_internal.h"
+#include "ascend910_profile.h"
+#include "npugap/analysis/perf/kernel.h"
+
+namespace npugap::analysis::perf {
+namespace {
+
+Kernel Lamb(const std::string& x) {
+  const std::string s = "ND:float32:1x1";
+  return K("LambApplyOptimizerAssign", 30, {x, x, x, x, s, s, s, s, s, s, s, s}, {x, x, x});
+}
+
+TEST(PerfElewiseTile, LambTileIsWholeRowsWithinTheLivenessCount) {
+  const target::Target& t = Ascend910();
+  // 256 KiB of UB: 131,072 float16 units, halved for the double buffer, over a live width of 12
+  // (six float32 tensors) x 128, times 128: 5,376 elements, exactly 7 rows of 768.
+  const Kernel rows_768 = Lamb("ND:float32:3072x768");
+  const auto narrow = internal::ElewiseMultiTiles(rows_768, rows_768.inputs[0], 4, 103.0 * 768, t);
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_EQ(narrow->tile, 5376.0);
+  EXPECT_EQ(narrow->tiles, 15.0);  // 103 rows in tiles of 7
+  // A row of 3,072: two would be 6,144, so one row a tile, 26 tiles for the busiest block's 26
+  // rows (the element count alone, 79,872 / 5,376, would give 15).
+  const Kernel rows_3072 = Lamb("ND:float32:768x3072");
+  const auto wide = internal::ElewiseMultiTiles(rows_3072, rows_3072.inputs[0], 4, 26.0 * 3072, t);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->tile, 3072.0);
+  EXPECT_EQ(wide->tiles, 26.0);
+  // PlanTiles takes it, and other kernels keep the generic cap.
+  const internal::TilePlan plan =
+      internal::PlanTiles(rows_3072, rows_3072.inputs[0], {25, 5, 3, 0}, "float32", 768.0 * 3072 / (26.0 * 3072), t);
+  EXPECT_EQ(plan.tiles, 26.0);
+  EXPECT_FALSE(internal::ElewiseMultiTiles(K("Mul", 30, {"ND:float32:768x3072"}, {"ND:float32:768x3072"}),
+                                           rows_3072.inputs[0], 4, 26.0 * 3072, t)
+                   .has_value());
+}
+
+TEST(PerfElewiseTile, LambBlockThatFitsIsOneTile) {
+  const target::Target& t = Ascend910();
+  const Kernel bias = Lamb("ND:float32:3072");
+  const auto plan = internal::ElewiseMultiTiles(bias, bias.inputs[0], 4, 256, t);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->tiles, 1.0);
+  EXPECT_EQ(plan->tile, 256.0);
+}
+
+TEST(PerfElewiseTile, LambFloat16TileTakesTheNearestDivisorOfTheAxis) {
+  const target::Target& t = Ascend910();
+  // Float16 tensors are one unit wide: width 6, a count of 65,536 // 768 x 128 = 10,880 elements,
+  // 14 rows of 768 and a bit; not equal, so get_nearest_factor(3072, 14): the divisor 12 (14 is
+  // under twice it), 9,216 elements a tile.
+  const Kernel lamb = Lamb("ND:float16:3072x768");
+  const auto plan = internal::ElewiseMultiTiles(lamb, lamb.inputs[0], 2, 103.0 * 768, t);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->tile, 9216.0);
+  EXPECT_EQ(plan->tiles, 9.0);  // 103 rows in tiles of 12
+}
+
+}  // namespace
+}  // namespace npugap::analysis::perf
