@@ -266,6 +266,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
   if (!cube && !serial && single_outputs)
     busiest = 1e6 * SingleBufferedOutputTime(load, 1e-6 * c.vector_us, store, hbm, tiles_per_core);
+  else if (!cube && !serial && moves_only)
+    busiest = 1e6 * MoveLoopTime(load, store, hbm, tiles_per_core);
   else if (!cube && !serial)
     busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
   if (cube) {

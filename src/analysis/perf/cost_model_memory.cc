@@ -123,6 +123,13 @@ double PipelineFillTime(double load, double vector, double store, double tiles) 
   return (load + vector + store - std::max({load, vector, store})) / tiles;
 }
 
+double MoveLoopTime(double load, double store, double hbm, double tiles) {
+  // The fill is a per-core effect. A data-movement kernel has no stage without DMA: its first
+  // tile's load and its last tile's store are HBM traffic like every other, which the HBM bound
+  // counts already, so a loop bound by the shared HBM has no fill on top of it.
+  return std::max(std::max(load, store) + PipelineFillTime(load, 0, store, tiles), hbm);
+}
+
 std::vector<std::string_view> KernelParts(std::string_view op_type) {
   constexpr std::string_view kPrefix = "FusionOp_";
   if (op_type.substr(0, kPrefix.size()) != kPrefix) return {op_type};
