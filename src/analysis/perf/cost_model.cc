@@ -8,6 +8,7 @@
 #include <array>
 
 #include "cost_model_internal.h"
+#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf {
 

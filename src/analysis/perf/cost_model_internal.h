@@ -312,11 +312,6 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
 // so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
 // `vector` and `store` are the core's totals over its tiles. 0 without tiles.
 double PipelineFillTime(double load, double vector, double store, double tiles);
-// Seconds of a data-movement kernel's tile loop on the busiest core (cost_model_memory.cc): its
-// per-core path (the slower of `load` and `store`, core totals over `tiles`, plus the fill of
-// PipelineFillTime) or the shared HBM limit `hbm`, whichever is longer; the HBM bound has no fill
-// of its own, since every stage of the loop is DMA that keeps the HBM busy.
-double MoveLoopTime(double load, double store, double hbm, double tiles);
 
 // Whether a vector kernel runs TBE's static elementwise schedule, which double-buffers only its
 // input tiles, so that each tile's vector work waits for the previous tile's store

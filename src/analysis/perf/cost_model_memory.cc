@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cost_model_internal.h"
+#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf::internal {
 
