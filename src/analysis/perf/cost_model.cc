@@ -9,6 +9,7 @@
 
 #include "cost_model_dropout.h"
 #include "cost_model_internal.h"
+#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf {
 
@@ -271,6 +272,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     busiest = std::max(1e6 * (load + store) + c.vector_us, 1e6 * hbm);
   else if (!cube && !serial && single_outputs)
     busiest = 1e6 * SingleBufferedOutputTime(load, 1e-6 * c.vector_us, store, hbm, tiles_per_core);
+  else if (!cube && !serial && moves_only)
+    busiest = 1e6 * MoveLoopTime(load, store, hbm, tiles_per_core);
   else if (!cube && !serial)
     busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
   if (cube) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cost_model_internal.h"
+#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf::internal {
 
@@ -121,6 +122,13 @@ double PipelineFillTime(double load, double vector, double store, double tiles) 
   // The first tile's load has nothing to overlap with and the last tile's vector work and store
   // neither: one tile's stages other than the slowest are not hidden.
   return (load + vector + store - std::max({load, vector, store})) / tiles;
+}
+
+double MoveLoopTime(double load, double store, double hbm, double tiles) {
+  // The fill is a per-core effect. A data-movement kernel has no stage without DMA: its first
+  // tile's load and its last tile's store are HBM traffic like every other, which the HBM bound
+  // counts already, so a loop bound by the shared HBM has no fill on top of it.
+  return std::max(std::max(load, store) + PipelineFillTime(load, 0, store, tiles), hbm);
 }
 
 std::vector<std::string_view> KernelParts(std::string_view op_type) {

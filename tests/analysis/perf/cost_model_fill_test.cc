@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../../../src/analysis/perf/cost_model_internal.h"
+#include "../../../src/analysis/perf/cost_model_move_loop.h"
 #include "ascend910_profile.h"
 #include "npugap/analysis/perf/kernel.h"
 
@@ -56,6 +57,24 @@ TEST(PerfPipelineFill, ManyTilesHideAlmostAll) {
   const double exposed = c.time_us - c.overhead_us - c.memory_us;
   EXPECT_NEAR(exposed, (store_us + c.vector_us) / tiles, 1e-9);
   EXPECT_LT(exposed, 0.002 * c.memory_us);
+}
+
+TEST(PerfPipelineFill, AnHbmBoundDataMoveHasNoFill) {
+  // Core totals: load 3, store 2 over 4 tiles. The per-core path is 3 + one tile's store (0.5); a
+  // shared HBM limit above it is the time, with no fill on top (every stage is DMA).
+  EXPECT_DOUBLE_EQ(internal::MoveLoopTime(3, 2, 0, 4), 3.5);
+  EXPECT_DOUBLE_EQ(internal::MoveLoopTime(3, 2, 5, 4), 5.0);
+  EXPECT_DOUBLE_EQ(internal::MoveLoopTime(3, 2, 3.2, 4), 3.5);
+  EXPECT_DOUBLE_EQ(internal::MoveLoopTime(3, 2, 0, 1), 5.0);  // one tile: nothing overlaps
+  const target::Target& t = Ascend910();
+  // ConfusionTransposeD's BERT shape on 32 cores (true float16, 25 MB each way): each core's load
+  // (40 B/cycle) takes about half the HBM bound, so the kernel is the HBM bound, with no fill on top.
+  const Kernel k = K("ConfusionTransposeD", 128, {"FRACTAL_NZ:float16:48x1024x16x16"},
+                     {"FRACTAL_NZ:float16:128x12x4x8x16x16"});
+  const KernelCost c = PredictKernel(k, t);
+  const double hbm_us = 1e6 * 2.0 * 48 * 1024 * 16 * 16 * 2 / t.memory.bandwidth.value;
+  EXPECT_NEAR(c.memory_us, hbm_us, 1e-9);
+  EXPECT_NEAR(c.time_us - c.overhead_us, hbm_us, 1e-9);
 }
 
 }  // namespace
