@@ -59,6 +59,8 @@ struct Core {
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
 struct CoreCycles {
   double mad = 0, load = 0, drain = 0, critical = 0;
+  double tiles = 0, tile_elements = 0;  // output tiles (all batches) and one full tile's m0 x n0
+  double share_elements = 0;            // elements of C on this core, all batches
 };
 
 // One L0 tile shape m0 x n0 (m0 given) and the best L1 mode for it.
@@ -135,6 +137,8 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   r.mad = static_cast<double>(batch) * tiles * static_cast<double>(ko) * mad;
   r.load = static_cast<double>(batch) * best_load;
   r.drain = static_cast<double>(batch) * tiles * drain;
+  r.tiles = static_cast<double>(batch) * tiles, r.tile_elements = static_cast<double>(m0 * n0);
+  r.share_elements = static_cast<double>(batch) * static_cast<double>(m * n);
   const double main = static_cast<double>(batch) * best;
   r.critical = c.coupled ? main + static_cast<double>(batch) * tiles * best_drain : std::max(main, r.drain);
   if (c.batch_matmul && batch > 1 && c.coupled && 2 * a <= c.l1 && 2 * b <= c.l1) {
@@ -202,6 +206,8 @@ CoreCycles StaticCore(const Core& c, int64_t m, int64_t n, int64_t k, int64_t m_
   r.mad = static_cast<double>(m * n * k) / c.macs_per_cycle;
   r.load = load;
   r.drain = static_cast<double>(m * n) * DrainPerElement(c);
+  r.tiles = static_cast<double>(mo * no), r.tile_elements = static_cast<double>(m0 * n0);
+  r.share_elements = static_cast<double>(m * n);
   // Loads double-buffered against the MADs: the longer of the two over the share.
   const double main = std::max(load, mads);
   r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
@@ -352,6 +358,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   t.load = best.load / clock;
   t.store = best.drain / clock;
   t.critical = best.critical / clock;
+  t.tiles = best.tiles, t.tile_elements = best.tile_elements, t.share_elements = best.share_elements;
   t.serial = c.coupled;
   cache.emplace(key, t);
   return t;
