@@ -173,6 +173,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   std::optional<CubeTimes> cube;
   double extra_moves = 0;     // seconds of MTE2 + MTE3 for the operands the cube does not read or write
   double second_drain = 0;    // seconds of MTE3 for full-size outputs besides C (the drain stage)
+  double epilogue_loads = 0;  // seconds of MTE2 for the full-size inputs the fused epilogue reads
   bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
   bool in_place = false;      // ... and so do the load and the store (one buffer, RunsTilesInPlace)
   double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
@@ -222,6 +223,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
         tile_outputs += bytes(kernel.outputs[i], false);
     }
     second_drain = MoveTime(0, tile_outputs, cube_cores, target).store;
+    int64_t epilogue_inputs = 0;
+    for (const Operand* op : EpilogueGmInputs(kernel)) epilogue_inputs += bytes(*op, cube_side);
+    epilogue_loads = MoveTime(epilogue_inputs, 0, cube_cores, target).load;
   }
   // The vector parts of a convolution kernel compute on one map, C: a part fused after the cube
   // consumes its output (BNTrainingReduce's sums over y, ReluGradV2 / AddN over dx), and
@@ -235,8 +239,13 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
         cube_side && StoredBytes(*big, 1, !output) < Elements(*big) * ItemSize(big->dtype) ? "float16"
                                                                                            : big->dtype;
     // A vector kernel's busiest block, from how its schedule splits the work (cost_model_split.cc);
-    // the cube's split is its own (CubeTime).
-    const double split = cube ? cores : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
+    // the cube's split is its own (CubeTime), and a matmul's epilogue on a coupled core computes
+    // on the busiest core's share of C (the static 1 x 30 split gives a core 7 of 192 n fractals,
+    // not 6.4), per L0C tile (mmad_schedule.py).
+    const bool on_tiles = cube && cube->serial && EpilogueOverlapsCube(*cube_part) && cube->share_elements > 0;
+    const double split = on_tiles ? std::min(cores, static_cast<double>(Elements(*big)) / cube->share_elements)
+                         : cube   ? cores
+                                  : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
     if (!cube) load *= cores / split, store *= cores / split;
     // FusedDbnDw's TIK kernel runs its BN gradient in its own fixed chunks, each instruction with
     // its head, in series with the MADs of each chunk (cost_model_dbn_dw.cc); other kernels take
@@ -245,8 +254,10 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       c.vector_us = 1e6 * pass->vector;
       extra_moves += pass->dma_heads;
     } else if (!moves_only && vector_ops.Total() > 0) {
+      TilePlan l0c;
+      if (on_tiles) l0c.tile = cube->tile_elements, l0c.tiles = cube->tiles;
       c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
-                                           vector_ops, dtype, split, target);
+                                           vector_ops, dtype, split, target, &l0c);
     }
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
@@ -277,14 +288,20 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   else if (!cube && !serial)
     busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
   if (cube) {
-    // The cube path as tiled (cost_model_cube_time.cc). On a coupled core the fused vector work
-    // and the other operands' moves run in the same UB stage as the drain, after each tile's MADs,
-    // unless the epilogue reads nothing from GM: then it runs beside the next tile's MADs, all but
-    // the writes of its other full-size outputs, which drain in series with C's (`second_drain`).
+    // The cube path as tiled (cost_model_cube_time.cc). On a coupled core a convolution's fused
+    // vector work and the other operands' moves run in the same UB stage as the drain, after each
+    // tile's MADs. A matmul's epilogue runs beside the next tile's MADs (EpilogueOverlapsCube), all
+    // but the writes of its other full-size outputs, which drain in series with C's
+    // (`second_drain`), and the loads of its full-size inputs, which queue on MTE2 in order with
+    // the operand loads (`epilogue_loads`). Its UB buffers are single-buffered when an operand is
+    // kept in L1 (`open_double_buffer`), so each tile's vector work waits for its own loads: the
+    // epilogue side is its vector time plus its moves.
     const double epilogue = c.vector_us + 1e6 * extra_moves;
+    // MTE2 then carries the operand loads and the epilogue's, and each tile's drain follows.
+    const double mte2_path = epilogue_loads > 0 ? cube->load + epilogue_loads + cube->store : 0;
     const double path = !cube->serial ? std::max(1e6 * cube->critical, c.vector_us)
-                        : EpilogueOverlapsCube(*cube_part, kernel)
-                            ? std::max(1e6 * (cube->critical + second_drain), epilogue)
+                        : EpilogueOverlapsCube(*cube_part)
+                            ? std::max(1e6 * (std::max(cube->critical, mte2_path) + second_drain), epilogue)
                             : 1e6 * cube->critical + epilogue;
     busiest = std::max({path, 1e6 * hbm, c.memory_us * (cube->serial ? 0 : 1)});
   }

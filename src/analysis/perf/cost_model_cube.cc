@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "cost_model_internal.h"
 #include "npugap/analysis/perf/kernel_csv.h"
@@ -208,20 +209,28 @@ bool IsCubeOp(std::string_view t) {
          t == "Conv2DTranspose" || IsDepthwiseCubeOp(t);
 }
 
-// The AI Core runs each instruction queue in order and the queues beside each other (TBE dev
-// guide, "AI Core architecture": M = cube, V = vector, MTE2 = GM -> L1 / L0A / L0B / UB, MTE3 =
-// UB -> GM). A matmul tile's MADs need only MTE2 (operands into L1), MTE1 and M; a fused epilogue
-// that computes on the cube's output alone needs V and MTE3, so with L0C double-buffered (the
-// tiles take half of L0C, cost_model_cube_time.cc) it runs while the next tile's MADs do. An
-// epilogue that reads another full-size tensor (GeLUGrad's x and y, AddN's addend) loads it
-// GM -> UB through MTE2, in order with the next tile's operand loads, so the MADs wait for it.
-bool EpilogueOverlapsCube(std::string_view cube_op, const Kernel& kernel) {
-  if (cube_op.find("MatMul") == std::string_view::npos || kernel.outputs.empty()) return false;
+// TBE's matmul UB fusion (mmad_schedule.py, `sche_l1_mkn_l0_k_frac_frac`) computes the fused
+// elementwise part per L0C tile: the L0C -> UB copy (tensor_c_ub), the GM -> UB copies of the
+// epilogue's own inputs (`cache_read` of each placeholder, emitted as dma_copy) and its vector
+// instructions are all `compute_at` the UB-chunk axis inside the tile loop. The AI Core runs each
+// instruction queue in order and the queues beside each other, synchronised only where data
+// depends (Huawei, Ascend AI processor "Pipeline": V, M, MTE1, MTE2, MTE3, set_flag / wait_flag):
+// the next tile's MADs (M, with MTE2 / MTE1 for its operands) need this tile's epilogue only
+// through L0C, free once the tile has been copied to UB. So the epilogue runs beside the next
+// tile's MADs. Not claimed for a convolution: its schedules buffer L0C and UB as their tiling's
+// CL0_pbuffer / CUB_pbuffer say, not as this one does.
+bool EpilogueOverlapsCube(std::string_view cube_op) { return cube_op.find("MatMul") != std::string_view::npos; }
+
+// The inputs past A and B of C's size at least, which the epilogue itself loads per tile; a bias,
+// a scalar or a broadcast mask is smaller than C.
+std::vector<const Operand*> EpilogueGmInputs(const Kernel& kernel) {
+  std::vector<const Operand*> inputs;
+  if (kernel.outputs.empty()) return inputs;
   const int64_t c = Elements(kernel.outputs[0]);
   for (size_t i = 2; i < kernel.inputs.size(); ++i) {
-    if (Elements(kernel.inputs[i]) >= c) return false;
+    if (Elements(kernel.inputs[i]) >= c) inputs.push_back(&kernel.inputs[i]);
   }
-  return true;
+  return inputs;
 }
 
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,

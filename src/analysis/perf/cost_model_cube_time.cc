@@ -59,6 +59,8 @@ struct Core {
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
 struct CoreCycles {
   double mad = 0, load = 0, drain = 0, critical = 0;
+  double tiles = 0, tile_elements = 0;  // output tiles (all batches) and one full tile's m0 x n0
+  double share_elements = 0;            // elements of C on this core, all batches
 };
 
 // One L0 tile shape m0 x n0 (m0 given) and the best L1 mode for it.
@@ -135,6 +137,8 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   r.mad = static_cast<double>(batch) * tiles * static_cast<double>(ko) * mad;
   r.load = static_cast<double>(batch) * best_load;
   r.drain = static_cast<double>(batch) * tiles * drain;
+  r.tiles = static_cast<double>(batch) * tiles, r.tile_elements = static_cast<double>(m0 * n0);
+  r.share_elements = static_cast<double>(batch) * static_cast<double>(m * n);
   const double main = static_cast<double>(batch) * best;
   r.critical = c.coupled ? main + static_cast<double>(batch) * tiles * best_drain : std::max(main, r.drain);
   if (c.batch_matmul && batch > 1 && c.coupled && 2 * a <= c.l1 && 2 * b <= c.l1) {
@@ -172,8 +176,11 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
 
 // One core's share under TBE's static schedule (cost_model_cube_static.cc): the L1 tile is the L0
 // tile m0 x n0 (m0 from the profile, n0 and k0 filling half of L0C / L0A / L0B), the operand
-// that is not kept in L1 is loaded again for every tile of the other axis, and the loads are
+// that is not kept in L1 is loaded again for every tile of the other axis, and its loads are
 // double-buffered against the MADs (`m_l1_double_buffer` = 2 unless a tile is the whole share).
+// A kept operand's L1 copy is not double-buffered (`open_double_buffer`: only when its
+// `tensor_*_reuse` is 0), so its loads, a k-full panel per tile row or the whole share once,
+// wait for the MADs that read the buffer before and are waited for by the ones after: in series.
 // The schedule cuts C by tvm `split(factor = tile)`, which leaves a last tile of the remaining
 // extent (512 + 256 for n = 768 with n0 = 512): that tile's MADs and drain cover only its own
 // rows and columns, so over the share every element of C is drained once.
@@ -202,8 +209,11 @@ CoreCycles StaticCore(const Core& c, int64_t m, int64_t n, int64_t k, int64_t m_
   r.mad = static_cast<double>(m * n * k) / c.macs_per_cycle;
   r.load = load;
   r.drain = static_cast<double>(m * n) * DrainPerElement(c);
-  // Loads double-buffered against the MADs: the longer of the two over the share.
-  const double main = std::max(load, mads);
+  r.tiles = static_cast<double>(mo * no), r.tile_elements = static_cast<double>(m0 * n0);
+  r.share_elements = static_cast<double>(m * n);
+  // The streamed operand's loads double-buffered against the MADs, the kept ones' in series.
+  const double kept = ((reads.a_times == 1 ? a : 0) + (reads.b_times == 1 ? b : 0)) / c.gm;
+  const double main = kept + std::max(load - kept, mads);
   r.critical = c.coupled ? main + r.drain : std::max(main, r.drain);
   return r;
 }
@@ -352,6 +362,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   t.load = best.load / clock;
   t.store = best.drain / clock;
   t.critical = best.critical / clock;
+  t.tiles = best.tiles, t.tile_elements = best.tile_elements, t.share_elements = best.share_elements;
   t.serial = c.coupled;
   cache.emplace(key, t);
   return t;

@@ -183,10 +183,11 @@ int Load3dRowSwitches(int64_t width);
 Expected<CubeShape> DeriveCubeShape(std::string_view cube_op, const Kernel& kernel,
                                     const target::Target& target);
 
-// Whether a fused matmul's vector epilogue runs beside the next tile's MADs rather than after
-// them (cost_model_cube.cc): it reads no full-size tensor from GM, only the cube's output (and
-// bias / scalars / broadcast masks smaller than it).
-bool EpilogueOverlapsCube(std::string_view cube_op, const Kernel& kernel);
+// Whether a fused cube kernel's vector epilogue runs beside the next tile's MADs rather than
+// after them (cost_model_cube.cc): a matmul's does; and the full-size tensors that epilogue loads
+// from GM itself (GeLUGrad's x and y, AddN's addends), which queue on MTE2 with the operand loads.
+bool EpilogueOverlapsCube(std::string_view cube_op);
+std::vector<const Operand*> EpilogueGmInputs(const Kernel& kernel);
 
 // Seconds of the busiest core's cube path, tiled as CANN's GEMM cycle model does
 // (cost_model_cube_time.cc): the work split over the cores, L0 tiles, an L1 residency mode.
@@ -195,6 +196,9 @@ struct CubeTimes {
   double load = 0;            // MTE2 time of the cube's operands (GM / L2 -> L1), as the L1 mode reads them
   double store = 0;           // drain of the output tiles: L0C -> UB -> GM (coupled) or FixPipe
   double critical = 0;        // main loop (loads not hidden by double buffering + MAD) and the drain
+  double tiles = 0;           // output (L0C) tiles of the busiest core, all batches
+  double tile_elements = 0;   // elements of one full output tile, m0 x n0
+  double share_elements = 0;  // elements of C on the busiest core, all batches
   bool serial = false;        // coupled core: the drain and fused vector work follow each tile's MADs
   int64_t operand_bytes = 0;  // unique bytes of A, B and C, for the HBM bound
 };
@@ -330,9 +334,11 @@ double SingleBufferedOutputTime(double load, double vector, double store, double
 // Seconds of vector work of `kernel` on its busiest core: VectorTime of the largest operand `big`
 // over `cores`, plus the fixed head of every instruction (kernel.vector_instruction_heads), one
 // per op and UB tile, and for row-wise kernels one per row slice of each reduction and broadcast
-// (docs/perf.md, "Tiles").
+// (docs/perf.md, "Tiles"). A matmul's fused epilogue passes its cube's output tiles
+// (`l0c_tiles`): its instructions are issued per L0C tile, so its UB tile is at most one of them.
 double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
-                        std::string_view dtype, double cores, const target::Target& target);
+                        std::string_view dtype, double cores, const target::Target& target,
+                        const TilePlan* l0c_tiles = nullptr);
 
 // FusedDbnDw's BN-gradient pass as its TIK kernel runs it on the busiest core
 // (cost_model_dbn_dw.cc): the hand-tiled chunks of one C1 plane x the shape's pixel chunk, the

@@ -104,7 +104,8 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 }
 
 double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOps& ops,
-                        std::string_view dtype, double cores, const target::Target& target) {
+                        std::string_view dtype, double cores, const target::Target& target,
+                        const TilePlan* l0c_tiles) {
   const int64_t elements = Elements(big);
   // An op that computes in float32 casts each full-size operand stored in 2 bytes.
   VectorOps work = ops;
@@ -127,7 +128,11 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
     return body;
 
   const double item = static_cast<double>(ItemSize(dtype));
-  const TilePlan plan = PlanTiles(kernel, big, ops, dtype, cores, target);
+  TilePlan plan = PlanTiles(kernel, big, ops, dtype, cores, target);
+  // TBE's matmul UB fusion computes the epilogue per L0C tile (mmad_schedule.py: every fused
+  // tensor `compute_at` the UB-chunk axis inside the tile loop), one instruction per op a chunk.
+  if (l0c_tiles && l0c_tiles->tile > 0 && plan.slices == 0 && !plan.per_channel && plan.tile > l0c_tiles->tile)
+    plan.tile = l0c_tiles->tile, plan.tiles = l0c_tiles->tiles;
   // One instruction covers at most 255 repeats of the vector width.
   const double per_instruction =
       std::max(1.0, 255.0 * static_cast<double>(target.compute.vector_width.value) / 8.0 / item);

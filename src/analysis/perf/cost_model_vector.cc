@@ -128,13 +128,15 @@ constexpr std::array kRules = {
     // TBE's gelu DSL (a 2020 copy, impl/gelu.py on te.lang.cce) casts
     // float16 to float32 where vexp has float32 (the 910), in its default high_precision mode, and
     // computes x / (1 + e^(-2 sqrt(2/pi)(x + 0.044715 x^3))) in float32 (the fp32 flag): vmul,
-    // vmul, vmuls, vadd, vmuls, exp, vadds, div. Its gradient: about 15 of which one exp and one
-    // div, in the stored dtype (its DSL's float32 form, 26 simple, was tried and dropped: session
-    // 15, gelu10, docs/fidelity.md); fast gelu x / (1 + e^(-1.702 x)): 2 mul, exp, add, div
+    // vmul, vmuls, vadd, vmuls, exp, vadds, div. Its gradient (impl/gelu_grad.py of the same
+    // copy) casts dy, x and y to float32 under the same check and computes 26 simple
+    // instructions, one vexp and one vdiv (tanh as (x - x e^-2|x|) / ((1 + e^-2|x|)(|x| + eps)),
+    // session 15 gelu10 / session 16 epi11, docs/fidelity.md); fast gelu x / (1 + e^(-1.702 x)):
+    // 2 mul, exp, add, div
     Entry{"GeLU", V32(6, 1, 1, 0)},
     Entry{"Gelu", V32(6, 1, 1, 0)},
-    Entry{"GeLUGrad", V(13, 1, 1, 0)},
-    Entry{"GeluGrad", V(13, 1, 1, 0)},
+    Entry{"GeLUGrad", V32(26, 1, 1, 0)},
+    Entry{"GeluGrad", V32(26, 1, 1, 0)},
     Entry{"FastGelu", V(2, 1, 1, 0)},
     Entry{"FastGeluGrad", V(4, 1, 1, 0)},
     // softmax: max (reduce), sub, exp, sum (reduce), div; log-softmax: max, sub, exp, sum, ln, sub;

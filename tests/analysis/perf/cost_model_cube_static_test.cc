@@ -143,6 +143,21 @@ TEST(PerfCubeStatic, ABlockDimBelowTheChipThatOnlyTheStaticSplitGivesIsThatSplit
   EXPECT_EQ(DeriveCubeShape("MatMul", MatMul(16384, 768, 3072, 24), t)->static_m_cores, 0);
 }
 
+// `open_double_buffer` double-buffers an operand's L1 copy only when it is not kept. On the 1 x 30
+// split each core keeps A's 64 x 768 panel per tile row and all of its 112 x 768 share of B, so
+// no load is streamed: the kept loads and the MADs follow one another, then the drain.
+TEST(PerfCubeStatic, AKeptOperandsLoadsAreInSeriesWithTheMads) {
+  const auto& t = Ascend910();
+  const auto on30 = DeriveCubeShape("MatMul", MatMul(16384, 768, 3072, 30), t);
+  ASSERT_TRUE(on30.ok()) << on30.status().message();
+  ASSERT_EQ(on30->static_n_cores, 30);
+  const int64_t m0 = t.kernel->static_matmul_m_l0->value;
+  ExpectReads(StaticOperandReads(16384, 112, 768, m0, 112, t.buffers.l1->value, 2), 1, 1);
+  const CubeTimes ct = CubeTime(*on30, 30, t);
+  // The tile (64 x 112 per k row) is MAC-bound, so its MADs are the share's MACs.
+  EXPECT_NEAR(ct.critical, ct.load + ct.compute + ct.store, 1e-9 * ct.critical);
+}
+
 TEST(PerfCubeStatic, AZeroTileInTheProfileIsAnErrorNamingTheField) {
   const auto bad =
       LoadEditedAscend910([](nlohmann::json& j) { j["kernel"]["static_matmul_m_l0"]["value"] = 0; });

@@ -1,6 +1,6 @@
-// The fused vector epilogue of a matmul on a coupled core (910): beside the next tile's MADs when
-// it reads nothing but the cube's output, after them when it loads another full-size tensor
-// through MTE2 (cost_model_cube.cc, EpilogueOverlapsCube).
+// The fused vector epilogue of a matmul on a coupled core (910): beside the next tile's MADs, the
+// full-size tensors it loads queued on MTE2 with the operand loads (cost_model_cube.cc,
+// EpilogueOverlapsCube); a convolution's after each tile's MADs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,20 +44,63 @@ TEST(PerfEpilogue, ASecondFullSizeOutputDrainsInSeriesWithC) {
   EXPECT_DOUBLE_EQ(small.time_us, one.time_us);
 }
 
-TEST(PerfEpilogue, AnEpilogueThatLoadsFullSizeTensorsFollowsTheMads) {
+TEST(PerfEpilogue, AnEpilogueThatLoadsFullSizeTensorsRunsBesideTheNextTilesMads) {
   const auto& t = Ascend910();
   // dX of the FFN up: dy (16384 x 768) . W -> 16384 x 3072, then GeLUGrad with x and y from GM.
   const std::string kWt = "FRACTAL_NZ:float16:192x48x16x16";
   const KernelCost grad = PredictKernel(K("FusionOp_MatMul_GeLUGrad", 30, {kX, kWt, kC, kC}, {kC}), t);
   const KernelCost plain = PredictKernel(K("MatMul", 30, {kX, kWt}, {kC}), t);
   ASSERT_GT(grad.vector_us, 0);
-  EXPECT_GE(grad.time_us, plain.time_us + grad.vector_us - 1e-6);
+  // x and y, 16384 x 3072 fp16 each, loaded GM -> UB per tile over the 30 cores.
+  const double rate = t.datapath->gm_to_ub.value * t.compute.clock.value;
+  const double loads_us = 1e6 * 2 * 16384.0 * 3072 * 2 / 30 / rate;
+  // Beside the next tile's MADs: less than the cube path, the loads and the vector work in series.
+  EXPECT_LT(grad.time_us, plain.time_us + loads_us + grad.vector_us - 1);
+  // Each tile's vector work waits for its own loads (single-buffered UB): not less than both.
+  EXPECT_GE(grad.time_us, grad.overhead_us + grad.vector_us + loads_us - 1e-6);
+  // The loads queue on MTE2 with the operand loads: an addend delays a load-bound matmul by its
+  // bytes (the 768 x 768 projection's dX plus the residual, 32 blocks).
+  const std::string a = "FRACTAL_NZ:float16:48x1024x16x16", w = "FRACTAL_NZ:float16:48x48x16x16";
+  const KernelCost addn = PredictKernel(K("FusionOp_MatMul_AddN", 32, {a, w, a}, {a}), t);
+  const KernelCost mm = PredictKernel(K("MatMul", 32, {a, w}, {a}), t);
+  const double addend_us = 1e6 * 16384.0 * 768 * 2 / 32 / rate;
+  EXPECT_GE(addn.time_us, mm.time_us + addend_us - 1e-6);
   // A broadcast operand smaller than C (an attention mask, a bias) is not a full-size load.
   const std::string q = "FRACTAL_NZ:float16:128x12x4x8x16x16", s = "FRACTAL_NZ:float16:128x12x8x8x16x16";
   const KernelCost masked = PredictKernel(
       K("FusionOp_BatchMatMul_FusedMulAdd", 30, {q, q, "ND:float16:", "ND:float16:128x1x1x128"}, {s}), t);
   const KernelCost unmasked = PredictKernel(K("BatchMatMul", 30, {q, q}, {s}), t);
   EXPECT_LT(masked.time_us, unmasked.time_us + 0.5 * masked.vector_us);
+}
+
+TEST(PerfEpilogue, AMatMulEpilogueIssuesItsInstructionsPerL0cTile) {
+  // The static 1 x 30 schedule gives each core 16384 x 112 of C in 64-row tiles (the profile's
+  // static_matmul_m_l0): 256 L0C tiles of 7168 elements, and the fused GeLUGrad issues each of
+  // its float32 instructions once per tile: 26 simple and 3 casts (x, y and the result are
+  // full size), one exp, one div. The UB plan of a plain vector kernel would hold 10922 elements
+  // (256 KiB over two buffers of three float32 operands), 168 tiles.
+  const std::string kWt = "FRACTAL_NZ:float16:192x48x16x16";
+  const Kernel k = K("FusionOp_MatMul_GeLUGrad", 30, {kX, kWt, kC, kC}, {kC});
+  const auto& t = Ascend910();
+  const double heads_us = PredictKernel(k, t).vector_us - PredictKernel(k, Ascend910WithoutHeads()).vector_us;
+  const auto& h = t.kernel->vector_instruction_heads;
+  const double per_tile = 29 * h.at("simple").value + h.at("transcendental").value + h.at("divide").value;
+  EXPECT_NEAR(heads_us, 1e6 * 256 * per_tile / t.compute.clock.value, 1e-6);
+}
+
+TEST(PerfEpilogue, AMatMulEpilogueComputesOnTheBusiestCoresShareOfC) {
+  // The static 1 x 30 split cuts n by tvm split(nparts = 30): 192 or 182 n fractals both give
+  // the busiest core 7 (16384 x 112 of C), so the epilogue's vector work is the same, where an
+  // even split over 30 cores would give the 182-fractal kernel 5% less.
+  const auto grad = [](int n16) {
+    const std::string n = std::to_string(n16);
+    const std::string c = "FRACTAL_NZ:float16:" + n + "x1024x16x16";
+    return K("FusionOp_MatMul_GeLUGrad", 30, {kX, "FRACTAL_NZ:float16:" + n + "x48x16x16", c, c}, {c});
+  };
+  const auto& t = Ascend910WithoutHeads();
+  const double wide = PredictKernel(grad(192), t).vector_us, narrow = PredictKernel(grad(182), t).vector_us;
+  ASSERT_GT(wide, 0);
+  EXPECT_NEAR(narrow, wide, 1e-9 * wide);
 }
 
 TEST(PerfEpilogue, ConvolutionEpiloguesStayAfterTheMads) {
