@@ -273,7 +273,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       const MoveTimes more = MoveTime(static_cast<int64_t>(passes.extra_in_bytes),
                                       static_cast<int64_t>(passes.extra_out_bytes), 1, target);
       load += more.load / split, store += more.store / split, hbm += more.hbm;
-      serial = passes.serial;
+      serial = passes.serial || plan.inputs_wait_for_work;
       in_place = RunsTilesInPlace(kernel);
     }
   }

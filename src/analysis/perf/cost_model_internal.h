@@ -269,6 +269,9 @@ RowValueOps RowValueInstructions(const Kernel& kernel, const VectorOps& ops, boo
 struct TilePlan {
   double tile = 0, tiles = 0, slices = 0;
   bool per_channel = false;
+  // The UB cannot hold a second set of input tiles beside the tile's live results, so the next
+  // tile's load waits for this tile's vector work (ElewiseMultiTiles, cost_model_elewise_tile.cc).
+  bool inputs_wait_for_work = false;
 };
 TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& ops, std::string_view dtype,
                    double cores, const target::Target& target);
@@ -278,6 +281,11 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 // other kernels.
 std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
                                           const target::Target& target);
+// Whether two tiles of each of the kernel's inputs (double-buffered) and one tile of each of
+// `live_results` results, `tile` elements of `item` bytes, fit in `ub_bytes` of UB
+// (cost_model_elewise_tile.cc).
+bool DoubleBufferedInputsFit(const Kernel& kernel, const Operand& big, double live_results, double tile,
+                             double item, double ub_bytes);
 // The tile of a row-wise kernel whose row (RowLength) is longer than `cap` elements: a piece of
 // the row, or on FRACTAL_NZ whole block columns of several rows (cost_model_long_rows.cc).
 TilePlan LongRowTiles(const Operand& big, double cap, double per_core, double rows_per_matrix,

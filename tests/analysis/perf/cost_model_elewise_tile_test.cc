@@ -62,5 +62,39 @@ TEST(PerfElewiseTile, LambFloat16TileTakesTheNearestDivisorOfTheAxis) {
   EXPECT_EQ(plan->tiles, 9.0);  // 103 rows in tiles of 12
 }
 
+TEST(PerfElewiseTile, LambLoadWaitsWhenTheSecondInputSetDoesNotFit) {
+  const target::Target& t = Ascend910();
+  // 4 doubled inputs + 6 live results = 14 tiles. 7 rows of 768 float32: 14 x 21,504 B = 301 KB,
+  // over the 256 KiB UB: the next load waits for the tile's vector work.
+  const Kernel rows_768 = Lamb("ND:float32:3072x768");
+  const auto narrow = internal::ElewiseMultiTiles(rows_768, rows_768.inputs[0], 4, 103.0 * 768, t);
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_TRUE(narrow->inputs_wait_for_work);
+  // One row of 3,072 (172 KB) and 12 float16 rows of 768 (14 x 18,432 B = 258,048 B, with the
+  // scalars' 16 blocks 258,560 B) fit: the load overlaps.
+  const Kernel rows_3072 = Lamb("ND:float32:768x3072");
+  const auto wide = internal::ElewiseMultiTiles(rows_3072, rows_3072.inputs[0], 4, 26.0 * 3072, t);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_FALSE(wide->inputs_wait_for_work);
+  const Kernel half = Lamb("ND:float16:3072x768");
+  const auto fp16 = internal::ElewiseMultiTiles(half, half.inputs[0], 2, 103.0 * 768, t);
+  ASSERT_TRUE(fp16.has_value());
+  EXPECT_FALSE(fp16->inputs_wait_for_work);
+  // The same count for FusedMulApplyMomentum's float32 graph (width 10: 6,528 elements; 3 doubled
+  // inputs and at most 3 results live): 9 tiles, 235 KB, fit.
+  const std::string x = "FRACTAL_Z:float32:6528", s = "ND:float32:1";
+  const Kernel fmam = K("FusedMulApplyMomentum", 30, {x, x, s, x, s, s}, {x, x});
+  EXPECT_TRUE(internal::DoubleBufferedInputsFit(fmam, fmam.inputs[0], 3, 6528, 4, t.buffers.ub->value));
+  // And a LAMB 3,072 x 768 kernel is costed with its load after its vector work: the time beyond
+  // the launch and the vector work is at least the load's bytes.
+  const std::string s1 = "ND:float32:1x1";
+  const std::string y = "ND:float32:3072x768";
+  const KernelCost c = PredictKernel(K("LambApplyOptimizerAssign", 30, {y, y, y, y, s1, s1, s1, s1, s1, s1, s1, s1},
+                                       {y, y, y}),
+                                     t);
+  const double load_bytes_us = 1e6 * 103.0 * 768 * 4 * 4 / (t.datapath->gm_to_ub.value * t.compute.clock.value);
+  EXPECT_GT(c.time_us - c.overhead_us - c.vector_us, load_bytes_us);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
