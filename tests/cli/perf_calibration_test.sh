@@ -43,7 +43,7 @@ pin bert_seq128_bs32_train 12.2 11.6 -1.3
 # The labels as they stand (float32 maps that are float16 in truth): pinned so a change to either
 # reading shows; not a figure the model aims at since session 14.
 pin resnet50_bs32_train 19.0 16.4 -3.4 as-written
-pin bert_seq128_bs32_train 46.1 44.2 5.2 as-written
+pin bert_seq128_bs32_train 46.1 44.2 5.3 as-written
 
 echo "perf_calibration_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

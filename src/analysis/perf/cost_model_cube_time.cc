@@ -4,7 +4,8 @@
 //   - the work is split over the cores along batch, m, n and k (a convolution's m as whole images
 //     times rows of one image; a k split adds partial sums in GM, so not when a fused vector op
 //     consumes the cube's output: it needs whole sums);
-//     of the splits that use at most the given cores, the fastest is taken, as a tiling search would;
+//     of the splits that use at most the given cores, the fastest is taken, as a tiling search would
+//     (under CANN's cache tiling only splits that use all of them: its block_dim is the product);
 //   - one core's L0 tile (m0 x n0 x k0) fills half of L0A / L0B / L0C (double-buffered), or under
 //     CANN's cache tiling is that tiler's own (cost_model_cube_l0.cc: L0C may be single-buffered);
 //   - MAD cycles per tile step: m0 n0 k0 / MACs per cycle, or the MTE1 load of the step if slower;
@@ -53,6 +54,9 @@ struct Core {
   // CANN's cache tiling (cost_model_cube_divisors.cc, cost_model_cube_l0.cc): the split and each
   // L0 tile divide the core's share, and the L0 tile is the tiler's.
   bool divisors = false;
+  // The cache tiler's L1 state for the share (cost_model_cube_l1.cc), when it keeps one operand
+  // whole with the other in k-full panels: that mode is the one timed, not the fastest.
+  CacheL1State l1_state = CacheL1State::kOther;
   bool batch_matmul = false;  // CubeShape::batch_matmul
 };
 
@@ -122,16 +126,22 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   // Resident operands and k-full panels are loaded before the MADs that use them; k chunks
   // (a 16-deep slice per buffer at least) are double-buffered against the MADs.
   const double chunk_a = 2 * m0 * 16 * c.in_bytes, chunk_b = 2 * 16 * n0 * c.in_bytes;
-  mode(a + b <= c.l1, gm(a) + gm(b) + tiles * tile_k, gm(a) + gm(b), drain);
-  mode(a + 2 * bp <= c.l1, gm(a) + no * (gm(bp) + mo * tile_k), gm(a) + gm(b), covered(ra + 1));
-  mode(a + chunk_b <= c.l1, gm(a) + tiles * std::max(again(b, mo) / tiles, tile_k), gm(a) + again(b, mo),
-       covered(ra + 1));
-  mode(b + 2 * ap <= c.l1, gm(b) + mo * (gm(ap) + no * tile_k), gm(a) + gm(b), covered(ra + rb));
-  mode(b + chunk_a <= c.l1, gm(b) + tiles * std::max(again(a, no) / tiles, tile_k), gm(b) + again(a, no),
-       covered(1 + rb));
-  mode(2 * (ap + bp) <= c.l1, gm(a) + again(b, mo) + tiles * tile_k, gm(a) + again(b, mo), drain);
+  // The cache tiler's panel state (A whole in L1, B in k-full panels, or the reverse) is timed as
+  // CANN's cycle model times it: each panel loaded before its MADs (AL1FullLoadMode /
+  // BL1FullLoadMode with a k-full panel), not as the fastest mode.
+  const bool a_whole = c.l1_state == CacheL1State::kAResidentBPanels && a + 2 * bp <= c.l1;
+  const bool b_whole = c.l1_state == CacheL1State::kBResidentAPanels && b + 2 * ap <= c.l1;
+  const bool any = !a_whole && !b_whole;
+  mode(any && a + b <= c.l1, gm(a) + gm(b) + tiles * tile_k, gm(a) + gm(b), drain);
+  mode(!b_whole && a + 2 * bp <= c.l1, gm(a) + no * (gm(bp) + mo * tile_k), gm(a) + gm(b), covered(ra + 1));
+  mode(any && a + chunk_b <= c.l1, gm(a) + tiles * std::max(again(b, mo) / tiles, tile_k),
+       gm(a) + again(b, mo), covered(ra + 1));
+  mode(!a_whole && b + 2 * ap <= c.l1, gm(b) + mo * (gm(ap) + no * tile_k), gm(a) + gm(b), covered(ra + rb));
+  mode(any && b + chunk_a <= c.l1, gm(b) + tiles * std::max(again(a, no) / tiles, tile_k),
+       gm(b) + again(a, no), covered(1 + rb));
+  mode(any && 2 * (ap + bp) <= c.l1, gm(a) + again(b, mo) + tiles * tile_k, gm(a) + again(b, mo), drain);
   const double streamed = again(a, no) + again(b, mo);
-  mode(true, tiles * std::max(streamed / tiles, tile_k), streamed, drain);
+  mode(any, tiles * std::max(streamed / tiles, tile_k), streamed, drain);
 
   CoreCycles r;
   r.mad = static_cast<double>(batch) * tiles * static_cast<double>(ko) * mad;
@@ -157,7 +167,9 @@ CoreCycles OneCore(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
     in.m = m / 16, in.n = n / 16, in.k = k / 16, in.in_bytes = c.in_bytes;
     in.l0a = c.l0a_size, in.l0b = c.l0b_size, in.l0c = c.l0c_size, in.l1 = c.l1;
     const CacheL0Tile t = CacheTilingL0(in);
-    return OneTile(c, batch, m, n, k, 16 * t.m, 16 * t.n, 16 * t.k);
+    Core tiled = c;
+    if (batch == 1) tiled.l1_state = CacheTilingL1(in, t);  // GetL1Factors for a batch of one
+    return OneTile(tiled, batch, m, n, k, 16 * t.m, 16 * t.n, 16 * t.k);
   }
   CoreCycles best;
   best.critical = std::numeric_limits<double>::infinity();
@@ -346,6 +358,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
           if (!cut(k16, kd)) continue;
           const int64_t most_n = std::min<int64_t>(n16, n_cores / (parts * kd));
           const int64_t nd = c.divisors ? LargestDivisorAtMost(n16, most_n) : most_n;
+          // The cache tiling launches batch_dim x m_dim x n_dim x k_dim blocks (`GetBlockDim`): a
+          // kernel it tiled used all of its block_dim, so fewer parts are not a choice there.
+          if (c.divisors && parts * kd * nd != n_cores) continue;
           const std::array<int64_t, 4> share = {CeilDiv(s.batch, bd),
                                                 16 * CeilDiv(images, id) * CeilDiv(m16_image, md),
                                                 16 * CeilDiv(n16, nd), 16 * CeilDiv(k16, kd)};

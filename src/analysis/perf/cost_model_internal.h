@@ -221,6 +221,10 @@ struct CacheL0Tile {
   bool operator==(const CacheL0Tile&) const = default;
 };
 CacheL0Tile CacheTilingL0(const CacheL0Inputs& inputs);
+// The cache tiling's L1 state for that share and tile (cost_model_cube_l1.cc): one operand's
+// whole share resident with the other in k-full panels (each operand read once), or another.
+enum class CacheL1State { kOther, kAResidentBPanels, kBResidentAPanels };
+CacheL1State CacheTilingL1(const CacheL0Inputs& inputs, const CacheL0Tile& tile);
 
 // TBE's static matmul schedule (cost_model_cube_static.cc): its m x n core split for an m x k x n
 // matmul (elements, m and n whole fractals) on `core_num` cores, and how many times one core
