@@ -259,6 +259,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
                                            vector_ops, dtype, split, target, &l0c);
     }
+    // A strided 1x1 backprop input dilates C in UB one dy row at a time (cost_model_dilation.cc).
+    if (on_c) c.vector_us += 1e6 * DilationHeadTime(kernel, *cube_part, split, target);
     if (!cube && !gather) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.

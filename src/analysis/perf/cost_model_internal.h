@@ -361,6 +361,11 @@ struct DbnDwPass {
   double chunks = 0, vector = 0, dma_heads = 0;
 };
 std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Target& target);
+// Seconds of vector instruction heads a strided 1x1 backprop input pays beyond the generic
+// epilogue: its dilation in UB runs one instruction per dy row per channel block per image
+// (cost_model_dilation.cc); 0 for every other kernel.
+double DilationHeadTime(const Kernel& kernel, std::string_view cube_op, double cores,
+                          const target::Target& target);
 
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
 KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);
