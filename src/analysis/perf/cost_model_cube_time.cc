@@ -15,8 +15,8 @@
 //     the mode with the fewest cycles, drains included, is taken;
 //   - each output tile then drains: on a coupled core through UB (CANN adds this cycle to the
 //     main loop, less what the next tile's first MAD steps cover when one operand is resident and
-//     L0C double-buffered: its "L0C preload"), on a separated core by FixPipe, which overlaps the
-//     next tile's MADs.
+//     L0C double-buffered: its "L0C preload"; none for a convolution with a fused vector part,
+//     CubeShape::l0c_preload), on a separated core by FixPipe, which overlaps the next tile's MADs.
 // Otherwise the tile shape (m0) is searched too; that tiling is not known, so this emulates a search.
 #include <algorithm>
 #include <array>
@@ -58,6 +58,7 @@ struct Core {
   // whole with the other in k-full panels: that mode is the one timed, not the fastest.
   CacheL1State l1_state = CacheL1State::kOther;
   bool batch_matmul = false;  // CubeShape::batch_matmul
+  bool l0c_preload = true;    // CubeShape::l0c_preload
 };
 
 // Cycles of one core computing batch x (m x k).(k x n), all multiples of 16.
@@ -114,6 +115,7 @@ CoreCycles OneTile(const Core& c, int64_t batch, int64_t m, int64_t n, int64_t k
   const double drain = static_cast<double>(m0 * n0) * DrainPerElement(c);
   const double step = std::max(mad, mte1);
   const auto covered = [&](double repeats) {
+    if (!c.l0c_preload) return drain;
     return std::max(0.0, drain - std::min(32.0 / (repeats + 1), static_cast<double>(ko)) * step);
   };
   const double ra = k > k0 ? static_cast<double>(m0 / 16) : 1;  // A's load2d per L0A fill, k-full in L1
@@ -249,6 +251,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.c_write = s.c_expand;
   c.coupled = target.compute.core_coupling.value == "coupled";
   c.batch_matmul = s.batch_matmul;
+  c.l0c_preload = s.l0c_preload;
   if (!target.datapath) {  // no on-chip datapath in the profile (CPU, GPU): the MADs alone
     c.gm = c.l2 = c.l0a = c.l0b = c.out = std::numeric_limits<double>::infinity();
   } else {
@@ -321,7 +324,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       static_cast<double>(s.images) * (s.batch_cores_only ? -1.0 : 1.0),
                                       c.divisors ? 1.0 : 0.0,
                                       static_cast<double>(m_l0),
-                                      c.batch_matmul ? 1.0 : 0.0};
+                                      (c.batch_matmul ? 1.0 : 0.0) + (c.l0c_preload ? 0.0 : 2.0)};
   thread_local std::map<std::array<double, 32>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();

@@ -120,6 +120,9 @@ struct CubeShape {
   double a_expand = 1, b_expand = 1;  // im2col: matrix elements per element read (convolutions)
   double c_expand = 1;                // elements written per element of C (dilated to a larger dx)
   bool split_k = true;                // k may be split over cores (partial sums added in GM)
+  // The next tile's first MAD steps may cover this tile's drain (CANN's GEMM cycle model,
+  // `is_l0c_preload`). Off for a convolution with a fused vector part after it (CubeTime).
+  bool l0c_preload = true;
   // A convolution's unfolded operand is built by load3d (img2col, L1 -> L0A or L0B), which
   // writes fewer bytes per cycle than load2d; a 1x1 stride-1 one is plain load2d (kNone).
   enum class Load3d { kNone, kA, kB } load3d = Load3d::kNone;

@@ -33,6 +33,18 @@ TEST(PerfCubeTime, AResidentOperandLoadsFirstAndTheNextTilesMadsCoverTheDrain) {
   EXPECT_NEAR(Cycles(c.critical, t), 1024 + 1024, 1e-6);
 }
 
+TEST(PerfCubeTime, WithoutTheL0cPreloadEachTilesDrainFollowsItsMads) {
+  const auto& t = Ascend910AtAttRates();
+  // The shape above with CubeShape::l0c_preload off (a convolution with a fused vector part,
+  // session 16 rn13): the next tile's first MAD step no longer covers the drain, so each of the
+  // 8 output tiles adds its 128-cycle drain to the main loop: 1024 + 1024 + 8 x 128.
+  CubeShape s = Fp16(1, 128, 128, 128);
+  s.l0c_preload = false;
+  const CubeTimes c = CubeTime(s, 1, t);
+  EXPECT_NEAR(Cycles(c.critical, t), 1024 + 1024 + 8 * 128, 1e-6);
+  EXPECT_DOUBLE_EQ(Cycles(c.store, t), 1024);  // the drain itself is unchanged
+}
+
 TEST(PerfCubeTime, ACoupledCoreDrainsAfterTheMadsASeparatedOneAlongside) {
   const auto& t = Ascend910AtAttRates();
   target::Target separated = t;

@@ -160,9 +160,14 @@ TEST(PerfCostModel, FusedKernelIsComposedOfItsParts) {
   // its cube does at least the plain convolution's work per core.
   EXPECT_GE(fused.cube_us, conv.cube_us - 1e-9);
   EXPECT_NEAR(fused.vector_us, bn.vector_us, 1e-9);
-  // Fusion saves a launch and the round trip of the conv output through HBM.
-  EXPECT_LT(fused.time_us, conv.time_us + bn.time_us);
+  // The fused kernel drains each tile into the BN sums' UB stage after its MADs, with no L0C
+  // preload (session 16, rn13), where the plain convolution's next tile covers its drain: so it
+  // is no faster than either part, and here (3x3, 56 x 56, 64 channels on 32 blocks) no longer
+  // faster than the two kernels apart either (69.8 against 64.7 us); the measured fused record
+  // of this shape (24 blocks) takes 98.4 us. The saved launch and HBM round trip of y are what
+  // the plain BN kernel's moves would cost.
   EXPECT_GE(fused.time_us, std::max(conv.time_us, bn.time_us) - 1e-9);
+  EXPECT_LT(fused.memory_us, conv.memory_us + bn.memory_us);
   // Elementwise chains add their vector work.
   const std::vector<std::string> x = {"ND:float32:1000000", "ND:float32:1000000"};
   const double mul = PredictKernel(K("Mul", 32, x, {x[0]}), t).vector_us;
