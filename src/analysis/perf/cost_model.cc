@@ -205,8 +205,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
         shape->conv && std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
     // A convolution whose C feeds a fused vector part (BNTrainingReduce's sums, ReluGradV2, AddN)
     // drains each tile into that part's UB stage, which runs after the tile's MADs (below), so
-    // the next tile's MADs are not credited against the drain either: the 2019/2020 TBE conv
-    // schedules double-buffer L0C under the tiling but never `preload` it. Kept for the other
+    // the next tile's MADs are not credited against the drain either: the TBE convolution
+    // schedules read (2019 conv2d_backprop_filter_schedule.py, a later conv_schedule.py)
+    // double-buffer L0C under the tiling but never `preload` it. Kept for the other
     // convolutions (the weight gradient), which this was chosen from the records to leave
     // alone (docs/fidelity.md, session 16, rn13).
     shape->l0c_preload = !(shape->conv && !shape->split_k);
