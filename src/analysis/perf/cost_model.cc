@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <array>
 
-#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
-#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf {
 

@@ -169,6 +169,14 @@ std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Ke
 // DropoutDoMask's instructions per element by the dtype of its data: its hand-written kernel's
 // float16 and float32 paths (cost_model_dropout.cc); nullopt for other types.
 std::optional<VectorOps> DropoutDoMaskOps(std::string_view op_type, const Kernel& kernel);
+// DropoutDoMask's UB tile in elements of its data, as its static kernel sizes it
+// (`_get_ub_max_elements`, cost_model_dropout.cc); nullopt for other kernels.
+std::optional<double> DropoutDoMaskTileElements(const Kernel& kernel, std::string_view dtype,
+                                                const target::Target& target);
+// Whether a vector kernel runs each UB tile through one buffer in place: the tile's load, vector
+// work and store follow one another and the next tile's load waits for the store (DropoutDoMask,
+// cost_model_dropout.cc).
+bool RunsTilesInPlace(const Kernel& kernel);
 // The elements of one UB tile of SquareSumV1 as the atomic reduce schedule sizes it
 // (cost_model_atomic_reduce.cc); nullopt for other kernels.
 std::optional<double> AtomicReduceTileElements(const Kernel& kernel, const target::Target& target);
@@ -334,6 +342,11 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
 // so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
 // `vector` and `store` are the core's totals over its tiles. 0 without tiles.
 double PipelineFillTime(double load, double vector, double store, double tiles);
+// Seconds of a data-movement kernel's tile loop on the busiest core (cost_model_memory.cc): its
+// per-core path (the slower of `load` and `store`, core totals over `tiles`, plus the fill of
+// PipelineFillTime) or the shared HBM limit `hbm`, whichever is longer; the HBM bound has no fill
+// of its own, since every stage of the loop is DMA that keeps the HBM busy.
+double MoveLoopTime(double load, double store, double hbm, double tiles);
 
 // Whether a vector kernel runs TBE's static elementwise schedule, which double-buffers only its
 // input tiles, so that each tile's vector work waits for the previous tile's store

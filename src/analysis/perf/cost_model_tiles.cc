@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 
-#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf::internal {
