@@ -51,8 +51,7 @@ namespace {
 // util.get_nearest_factor: the largest divisor of `dim` not above `split`, used when `split` is
 // less than twice it.
 double NearestFactor(int64_t dim, int64_t split) {
-  int64_t factor = std::max<int64_t>(split, 1);
-  while (dim % factor != 0) --factor;
+  const int64_t factor = LargestDivisorAtMost(dim, std::max<int64_t>(split, 1));
   return static_cast<double>(2 * factor > split ? factor : split);
 }
 
