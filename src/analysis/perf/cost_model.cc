@@ -98,7 +98,9 @@ double FusedCubeUs(const CubeTimes& cube, std::string_view cube_op, const FusedM
   // (`second_drain`), and the loads of its full-size inputs, which queue on MTE2 in order with
   // the operand loads (`epilogue_loads`). Its UB buffers are single-buffered when an operand is
   // kept in L1 (`open_double_buffer`), so each tile's vector work waits for its own loads: the
-  // epilogue side is its vector time plus its moves.
+  // epilogue side is its vector time plus its moves. That is taken for every matmul epilogue: the
+  // condition is not checked here (the records' fused matmuls all keep one, docs/fidelity.md,
+  // session 16 epi11; one that kept none would double-buffer them).
   const double epilogue = vector_us + 1e6 * fused.extra_moves;
   // MTE2 then carries the operand loads and the epilogue's, and each tile's drain follows.
   const double mte2_path = fused.epilogue_loads > 0 ? cube.load + fused.epilogue_loads + cube.store : 0;
@@ -303,7 +305,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       TilePlan l0c;
       if (on_tiles) l0c.tile = cube->tile_elements, l0c.tiles = cube->tiles;
       c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
-                                           vector_ops, dtype, split, target, &l0c);
+                                           vector_ops, dtype, split, target, on_tiles ? &l0c : nullptr);
     }
     // A strided 1x1 backprop input dilates C in UB one dy row at a time (cost_model_dilation.cc).
     if (on_c) c.vector_us += 1e6 * DilationHeadTime(kernel, *cube_part, split, target);
