@@ -68,8 +68,8 @@ bool DoubleBufferedInputsFit(const Kernel& kernel, const Operand& big, double li
   return need <= ub_bytes;
 }
 
-std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
-                                          const target::Target& target) {
+std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item,
+                                          double per_core, const target::Target& target) {
   if (kernel.op_type != "LambApplyOptimizerAssign" || !target.buffers.ub || big.shape.empty() ||
       per_core <= 0)
     return std::nullopt;
@@ -91,8 +91,8 @@ std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& b
   double inner = 1;
   while (axis > 0 && inner * static_cast<double>(s[axis]) < count) inner *= static_cast<double>(s[axis--]);
   const int64_t fit = static_cast<int64_t>(std::floor(count / inner));
-  const double slices = static_cast<double>(fit) * inner == count ? static_cast<double>(fit)
-                                                                  : NearestFactor(s[axis], fit);
+  const double slices =
+      static_cast<double>(fit) * inner == count ? static_cast<double>(fit) : NearestFactor(s[axis], fit);
   plan.tile = slices * inner;
   plan.inputs_wait_for_work =
       !DoubleBufferedInputsFit(kernel, big, kLiveResults, plan.tile, item, target.buffers.ub->value);

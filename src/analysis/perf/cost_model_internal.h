@@ -291,8 +291,8 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 // elementwise multi-output schedule sizes and cuts them: whole slices of the cut axis within the
 // liveness-walk count for elements of `item` bytes (cost_model_elewise_tile.cc); nullopt for
 // other kernels.
-std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
-                                          const target::Target& target);
+std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item,
+                                          double per_core, const target::Target& target);
 // Whether two tiles of each of the kernel's inputs (double-buffered) and one tile of each of
 // `live_results` results, `tile` elements of `item` bytes, fit in `ub_bytes` of UB
 // (cost_model_elewise_tile.cc).
@@ -378,7 +378,7 @@ std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Targ
 // epilogue: its dilation in UB runs one instruction per dy row per channel block per image
 // (cost_model_dilation.cc); 0 for every other kernel.
 double DilationHeadTime(const Kernel& kernel, std::string_view cube_op, double cores,
-                          const target::Target& target);
+                        const target::Target& target);
 
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
 KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);
