@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <array>
 
-#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
-#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf {
 
@@ -80,6 +78,60 @@ const Operand* Largest(const Kernel& k) {
     }
   }
   return best;
+}
+
+// A cube kernel's moves besides the cube's own, in seconds on the busiest core.
+struct FusedMoves {
+  double extra_moves = 0;     // MTE2 + MTE3 for the operands the cube does not read or write
+  double second_drain = 0;    // MTE3 for full-size outputs besides C (the drain stage)
+  double epilogue_loads = 0;  // MTE2 for the full-size inputs the fused epilogue reads (EpilogueGmInputs)
+};
+
+// Microseconds of a kernel with a cube part on its busiest core: `vector_us` and `memory_us` in
+// microseconds, `hbm` in seconds.
+double FusedCubeUs(const CubeTimes& cube, std::string_view cube_op, const FusedMoves& fused, double vector_us,
+                   double hbm, double memory_us) {
+  // The cube path as tiled (cost_model_cube_time.cc). On a coupled core a convolution's fused
+  // vector work and the other operands' moves run in the same UB stage as the drain, after each
+  // tile's MADs. A matmul's epilogue runs beside the next tile's MADs (EpilogueOverlapsCube), all
+  // but the writes of its other full-size outputs, which drain in series with C's
+  // (`second_drain`), and the loads of its full-size inputs, which queue on MTE2 in order with
+  // the operand loads (`epilogue_loads`). Its UB buffers are single-buffered when an operand is
+  // kept in L1 (`open_double_buffer`), so each tile's vector work waits for its own loads: the
+  // epilogue side is its vector time plus its moves. That is taken for every matmul epilogue: the
+  // condition is not checked here (the records' fused matmuls all keep one, docs/fidelity.md,
+  // session 16 epi11; one that kept none would double-buffer them).
+  const double epilogue = vector_us + 1e6 * fused.extra_moves;
+  // MTE2 then carries the operand loads and the epilogue's, and each tile's drain follows.
+  const double mte2_path = fused.epilogue_loads > 0 ? cube.load + fused.epilogue_loads + cube.store : 0;
+  const double path =
+      !cube.serial ? std::max(1e6 * cube.critical, vector_us)
+      : EpilogueOverlapsCube(cube_op)
+          ? std::max(1e6 * (std::max(cube.critical, mte2_path) + fused.second_drain), epilogue)
+          : 1e6 * cube.critical + epilogue;
+  return std::max({path, 1e6 * hbm, memory_us * (cube.serial ? 0 : 1)});
+}
+
+// How a vector kernel's tile loop overlaps its stages on the busiest core, each flag one rule's.
+struct TileLoop {
+  bool in_place = false;        // one buffer: load, vector work and store in series (RunsTilesInPlace)
+  bool serial = false;          // DMA and vector work in series (PlanRowPasses, ElewiseMultiTiles)
+  bool single_outputs = false;  // only the input tiles are double-buffered (RunsSingleBufferedOutputs)
+  bool moves_only = false;      // a data-movement kernel (MoveLoopTime)
+  double tiles = 0;             // UB tiles on the busiest core (PlanTiles)
+};
+
+// Microseconds of a vector kernel's tile loop on its busiest core: `load`, `store` (core totals)
+// and `hbm` (the shared limit) in seconds, `vector_us` and `memory_us` (the largest of those
+// three) in microseconds. Otherwise the pipes overlap on double-buffered tiles, plus the fill.
+double VectorLoopUs(const TileLoop& loop, double load, double vector_us, double store, double hbm,
+                    double memory_us) {
+  if (loop.in_place) return std::max(1e6 * (load + store) + vector_us, 1e6 * hbm);
+  if (loop.serial) return memory_us + vector_us;
+  if (loop.single_outputs)
+    return 1e6 * SingleBufferedOutputTime(load, 1e-6 * vector_us, store, hbm, loop.tiles);
+  if (loop.moves_only) return 1e6 * MoveLoopTime(load, store, hbm, loop.tiles);
+  return std::max(vector_us, memory_us) + 1e6 * PipelineFillTime(load, 1e-6 * vector_us, store, loop.tiles);
 }
 
 }  // namespace
@@ -171,15 +223,9 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   MoveTimes move = MoveTime(in_bytes, out_bytes, 1, target);  // one core; divided below
   double load = move.load / cores, store = move.store / cores, hbm = move.hbm;
   std::optional<CubeTimes> cube;
-  double extra_moves = 0;     // seconds of MTE2 + MTE3 for the operands the cube does not read or write
-  double second_drain = 0;    // seconds of MTE3 for full-size outputs besides C (the drain stage)
-  double epilogue_loads = 0;  // seconds of MTE2 for the full-size inputs the fused epilogue reads
-  bool serial = false;        // DMA and vector work of each tile follow one another (no double buffer)
-  bool in_place = false;      // ... and so do the load and the store (one buffer, RunsTilesInPlace)
-  double tiles_per_core = 0;  // UB tiles on the busiest core of a vector kernel (PlanTiles)
-
-  // Only the input tiles are double-buffered (RunsSingleBufferedOutputs).
-  bool single_outputs = false;
+  FusedMoves fused;  // a cube kernel's moves besides the cube's own
+  TileLoop loop;     // how a vector kernel's tile loop overlaps its stages
+  loop.moves_only = moves_only;
   if (cube_part) {
     auto shape = DeriveCubeShape(*cube_part, kernel, target);
     if (!shape.ok()) {
@@ -221,7 +267,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     const MoveTimes xt = MoveTime(extra / 2, extra - extra / 2, cube_cores, target);
     load = ct.load + xt.load;
     store = std::max(ct.store, xt.store);
-    extra_moves = xt.load + xt.store;
+    fused.extra_moves = xt.load + xt.store;
     hbm = static_cast<double>(std::max(total, ct.operand_bytes)) / target.memory.bandwidth.value;
     // A full-size output besides C (_MatMul_GeLU writes the product and its GeLU) leaves each
     // tile through MTE3 with C, in the drain stage that CANN's UB cycle model adds to every tile.
@@ -230,10 +276,10 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       if (Elements(kernel.outputs[i]) >= Elements(kernel.outputs[0]))
         tile_outputs += bytes(kernel.outputs[i], false);
     }
-    second_drain = MoveTime(0, tile_outputs, cube_cores, target).store;
+    fused.second_drain = MoveTime(0, tile_outputs, cube_cores, target).store;
     int64_t epilogue_inputs = 0;
     for (const Operand* op : EpilogueGmInputs(kernel)) epilogue_inputs += bytes(*op, cube_side);
-    epilogue_loads = MoveTime(epilogue_inputs, 0, cube_cores, target).load;
+    fused.epilogue_loads = MoveTime(epilogue_inputs, 0, cube_cores, target).load;
   }
   // The vector parts of a convolution kernel compute on one map, C: a part fused after the cube
   // consumes its output (BNTrainingReduce's sums over y, ReluGradV2 / AddN over dx), and
@@ -250,22 +296,24 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     // the cube's split is its own (CubeTime), and a matmul's epilogue on a coupled core computes
     // on the busiest core's share of C (the static 1 x 30 split gives a core 7 of 192 n fractals,
     // not 6.4), per L0C tile (mmad_schedule.py).
-    const bool on_tiles = cube && cube->serial && EpilogueOverlapsCube(*cube_part) && cube->share_elements > 0;
-    const double split = on_tiles ? std::min(cores, static_cast<double>(Elements(*big)) / cube->share_elements)
-                         : cube   ? cores
-                                  : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
+    const bool on_tiles =
+        cube && cube->serial && EpilogueOverlapsCube(*cube_part) && cube->share_elements > 0;
+    const double split = on_tiles
+                             ? std::min(cores, static_cast<double>(Elements(*big)) / cube->share_elements)
+                         : cube ? cores
+                                : SplitCores(kernel, *big, vector_ops, dtype, cores, ub_block);
     if (!cube) load *= cores / split, store *= cores / split;
     // FusedDbnDw's TIK kernel runs its BN gradient in its own fixed chunks, each instruction with
     // its head, in series with the MADs of each chunk (cost_model_dbn_dw.cc); other kernels take
     // the generic vector time.
     if (const auto pass = FusedDbnDwPass(kernel, target)) {
       c.vector_us = 1e6 * pass->vector;
-      extra_moves += pass->dma_heads;
+      fused.extra_moves += pass->dma_heads;
     } else if (!moves_only && vector_ops.Total() > 0) {
       TilePlan l0c;
       if (on_tiles) l0c.tile = cube->tile_elements, l0c.tiles = cube->tiles;
       c.vector_us = 1e6 * VectorKernelTime(on_c ? EpilogueOperands(kernel, *cube_part) : kernel, *big,
-                                           vector_ops, dtype, split, target, &l0c);
+                                           vector_ops, dtype, split, target, on_tiles ? &l0c : nullptr);
     }
     // A strided 1x1 backprop input dilates C in UB one dy row at a time (cost_model_dilation.cc).
     if (on_c) c.vector_us += 1e6 * DilationHeadTime(kernel, *cube_part, split, target);
@@ -273,8 +321,8 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       // Each UB tile's DMA instructions pay a fixed head on top of the bytes they move, in data
       // movement kernels as in computing ones.
       const TilePlan plan = PlanTiles(kernel, *big, vector_ops, dtype, split, target);
-      tiles_per_core = plan.tiles;
-      single_outputs = !moves_only && RunsSingleBufferedOutputs(kernel, vector_ops, plan.per_channel);
+      loop.tiles = plan.tiles;
+      loop.single_outputs = !moves_only && RunsSingleBufferedOutputs(kernel, vector_ops, plan.per_channel);
       const MoveTimes heads = DmaHeadTime(kernel, *big, plan, target);
       load += heads.load, store += heads.store;
       if (!moves_only) load += BroadcastRereadTime(kernel, *big, vector_ops, dtype, split, target);
@@ -283,38 +331,13 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
       const MoveTimes more = MoveTime(static_cast<int64_t>(passes.extra_in_bytes),
                                       static_cast<int64_t>(passes.extra_out_bytes), 1, target);
       load += more.load / split, store += more.store / split, hbm += more.hbm;
-      serial = passes.serial || plan.inputs_wait_for_work;
-      in_place = RunsTilesInPlace(kernel);
+      loop.serial = passes.serial || plan.inputs_wait_for_work;
+      loop.in_place = RunsTilesInPlace(kernel);
     }
   }
   c.memory_us = 1e6 * std::max({load, store, hbm});
-  double busiest = serial ? c.memory_us + c.vector_us : std::max({c.cube_us, c.vector_us, c.memory_us});
-  if (in_place)
-    busiest = std::max(1e6 * (load + store) + c.vector_us, 1e6 * hbm);
-  else if (!cube && !serial && single_outputs)
-    busiest = 1e6 * SingleBufferedOutputTime(load, 1e-6 * c.vector_us, store, hbm, tiles_per_core);
-  else if (!cube && !serial && moves_only)
-    busiest = 1e6 * MoveLoopTime(load, store, hbm, tiles_per_core);
-  else if (!cube && !serial)
-    busiest += 1e6 * PipelineFillTime(load, 1e-6 * c.vector_us, store, tiles_per_core);
-  if (cube) {
-    // The cube path as tiled (cost_model_cube_time.cc). On a coupled core a convolution's fused
-    // vector work and the other operands' moves run in the same UB stage as the drain, after each
-    // tile's MADs. A matmul's epilogue runs beside the next tile's MADs (EpilogueOverlapsCube), all
-    // but the writes of its other full-size outputs, which drain in series with C's
-    // (`second_drain`), and the loads of its full-size inputs, which queue on MTE2 in order with
-    // the operand loads (`epilogue_loads`). Its UB buffers are single-buffered when an operand is
-    // kept in L1 (`open_double_buffer`), so each tile's vector work waits for its own loads: the
-    // epilogue side is its vector time plus its moves.
-    const double epilogue = c.vector_us + 1e6 * extra_moves;
-    // MTE2 then carries the operand loads and the epilogue's, and each tile's drain follows.
-    const double mte2_path = epilogue_loads > 0 ? cube->load + epilogue_loads + cube->store : 0;
-    const double path = !cube->serial ? std::max(1e6 * cube->critical, c.vector_us)
-                        : EpilogueOverlapsCube(*cube_part)
-                            ? std::max(1e6 * (std::max(cube->critical, mte2_path) + second_drain), epilogue)
-                            : 1e6 * cube->critical + epilogue;
-    busiest = std::max({path, 1e6 * hbm, c.memory_us * (cube->serial ? 0 : 1)});
-  }
+  const double busiest = cube ? FusedCubeUs(*cube, *cube_part, fused, c.vector_us, hbm, c.memory_us)
+                              : VectorLoopUs(loop, load, c.vector_us, store, hbm, c.memory_us);
   c.time_us = c.overhead_us + busiest;
   const double largest = std::max({c.cube_us, c.vector_us, c.memory_us});
   if (busiest <= c.overhead_us)

@@ -9,9 +9,10 @@
 //   - AL1 full load: A's share (m x k fractals) fits L1 beside one k_l0-deep B chunk; B then
 //     takes what is left, double-buffered if both buffers fit: kbl1 = min(left / (n_l0 x db), k),
 //     cut to bl1_times = min(kbl1 / k_l0, max_k_bl1) steps, then to the nearest divisor of the
-//     k steps (`GetNearestFactor`). B is k-full when kbl1 = k: every operand is read once, the
-//     least load any state has (m + n), so the tiler takes it unless both operands fit (both
-//     full load, taken on an equal load) or BL1's state ties with more L1 tiles (m_al1 + n_bl1);
+//     k steps (`GetNearestFactor`, the largest at or below: LargestDivisorAtMost). B is k-full
+//     when kbl1 = k: every operand is read once, the least load any state has (m + n), so the
+//     tiler takes it unless both operands fit (both full load, taken on an equal load) or BL1's
+//     state ties with more L1 tiles (m_al1 + n_bl1);
 //   - max_k_bl1 = max(mte1Loop, ceil((ceil(kMinMte1Load / n_l0)) / k_l0)), mte1Loop =
 //     50 / ((n_l0 == 1 ? 1 : k_l0) + (k_l0 == 1 ? 1 : m_l0)), kMinMte1Load = 32; the same for A
 //     with m_l0. So a one-fractal m_l0 with a deep k_l0 (the vocabulary dW: 1 x 2 x 32) caps A's
@@ -26,13 +27,6 @@ namespace npugap::analysis::perf::internal {
 namespace {
 
 constexpr int64_t kMinMte1Load = 32;  // cache_tiling.cc
-
-// `GetNearestFactor(base, factor)`: the largest divisor of base at or below factor.
-int64_t NearestFactor(int64_t base, int64_t factor) {
-  factor = std::min(factor, base);
-  while (factor > 1 && base % factor != 0) --factor;
-  return std::max<int64_t>(factor, 1);
-}
 
 // One operand's side of a full-load state: the other operand's whole share (`resident`
 // fractals) stays in L1, and this one, `own0` fractals wide per L0 tile and `own` wide in all,
@@ -50,10 +44,10 @@ PanelSide SideBesideResident(const CacheL0Inputs& in, const CacheL0Tile& t, int6
   const double db = held + 2.0 * static_cast<double>(own0 * t.k) * frac <= in.l1 ? 2 : 1;
   const double left = in.l1 - held;
   const int64_t kl1 = std::min(static_cast<int64_t>(left / (static_cast<double>(own0) * frac * db)), in.k);
-  const int64_t times = NearestFactor(in.k / t.k, std::min(kl1 / t.k, max_k_times));
+  const int64_t times = LargestDivisorAtMost(in.k / t.k, std::min(kl1 / t.k, max_k_times));
   if (times * t.k != in.k) return {false, 1};
   const int64_t fits = static_cast<int64_t>(left / (static_cast<double>(in.k * own0) * frac * db));
-  return {true, NearestFactor(own / own0, std::min(fits, own / own0))};
+  return {true, LargestDivisorAtMost(own / own0, std::min(fits, own / own0))};
 }
 
 }  // namespace

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf::internal {

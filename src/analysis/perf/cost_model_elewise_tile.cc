@@ -51,8 +51,7 @@ namespace {
 // util.get_nearest_factor: the largest divisor of `dim` not above `split`, used when `split` is
 // less than twice it.
 double NearestFactor(int64_t dim, int64_t split) {
-  int64_t factor = std::max<int64_t>(split, 1);
-  while (dim % factor != 0) --factor;
+  const int64_t factor = LargestDivisorAtMost(dim, std::max<int64_t>(split, 1));
   return static_cast<double>(2 * factor > split ? factor : split);
 }
 
@@ -69,8 +68,8 @@ bool DoubleBufferedInputsFit(const Kernel& kernel, const Operand& big, double li
   return need <= ub_bytes;
 }
 
-std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
-                                          const target::Target& target) {
+std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item,
+                                          double per_core, const target::Target& target) {
   if (kernel.op_type != "LambApplyOptimizerAssign" || !target.buffers.ub || big.shape.empty() ||
       per_core <= 0)
     return std::nullopt;
@@ -92,8 +91,8 @@ std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& b
   double inner = 1;
   while (axis > 0 && inner * static_cast<double>(s[axis]) < count) inner *= static_cast<double>(s[axis--]);
   const int64_t fit = static_cast<int64_t>(std::floor(count / inner));
-  const double slices = static_cast<double>(fit) * inner == count ? static_cast<double>(fit)
-                                                                  : NearestFactor(s[axis], fit);
+  const double slices =
+      static_cast<double>(fit) * inner == count ? static_cast<double>(fit) : NearestFactor(s[axis], fit);
   plan.tile = slices * inner;
   plan.inputs_wait_for_work =
       !DoubleBufferedInputsFit(kernel, big, kLiveResults, plan.tile, item, target.buffers.ub->value);

@@ -172,6 +172,14 @@ std::optional<double> ArgmaxPoolOpsPerElement(std::string_view op_type, const Ke
 // DropoutDoMask's instructions per element by the dtype of its data: its hand-written kernel's
 // float16 and float32 paths (cost_model_dropout.cc); nullopt for other types.
 std::optional<VectorOps> DropoutDoMaskOps(std::string_view op_type, const Kernel& kernel);
+// DropoutDoMask's UB tile in elements of its data, as its static kernel sizes it
+// (`_get_ub_max_elements`, cost_model_dropout.cc); nullopt for other kernels.
+std::optional<double> DropoutDoMaskTileElements(const Kernel& kernel, std::string_view dtype,
+                                                const target::Target& target);
+// Whether a vector kernel runs each UB tile through one buffer in place: the tile's load, vector
+// work and store follow one another and the next tile's load waits for the store (DropoutDoMask,
+// cost_model_dropout.cc).
+bool RunsTilesInPlace(const Kernel& kernel);
 // The elements of one UB tile of SquareSumV1 as the atomic reduce schedule sizes it
 // (cost_model_atomic_reduce.cc); nullopt for other kernels.
 std::optional<double> AtomicReduceTileElements(const Kernel& kernel, const target::Target& target);
@@ -286,8 +294,8 @@ TilePlan PlanTiles(const Kernel& kernel, const Operand& big, const VectorOps& op
 // elementwise multi-output schedule sizes and cuts them: whole slices of the cut axis within the
 // liveness-walk count for elements of `item` bytes (cost_model_elewise_tile.cc); nullopt for
 // other kernels.
-std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item, double per_core,
-                                          const target::Target& target);
+std::optional<TilePlan> ElewiseMultiTiles(const Kernel& kernel, const Operand& big, double item,
+                                          double per_core, const target::Target& target);
 // Whether two tiles of each of the kernel's inputs (double-buffered) and one tile of each of
 // `live_results` results, `tile` elements of `item` bytes, fit in `ub_bytes` of UB
 // (cost_model_elewise_tile.cc).
@@ -337,6 +345,11 @@ double BroadcastRereadTime(const Kernel& kernel, const Operand& big, const Vecto
 // so the loop takes (tiles - 1) x the slowest stage plus all three stages of one tile; `load`,
 // `vector` and `store` are the core's totals over its tiles. 0 without tiles.
 double PipelineFillTime(double load, double vector, double store, double tiles);
+// Seconds of a data-movement kernel's tile loop on the busiest core (cost_model_memory.cc): its
+// per-core path (the slower of `load` and `store`, core totals over `tiles`, plus the fill of
+// PipelineFillTime) or the shared HBM limit `hbm`, whichever is longer; the HBM bound has no fill
+// of its own, since every stage of the loop is DMA that keeps the HBM busy.
+double MoveLoopTime(double load, double store, double hbm, double tiles);
 
 // Whether a vector kernel runs TBE's static elementwise schedule, which double-buffers only its
 // input tiles, so that each tile's vector work waits for the previous tile's store
@@ -368,7 +381,7 @@ std::optional<DbnDwPass> FusedDbnDwPass(const Kernel& kernel, const target::Targ
 // epilogue: its dilation in UB runs one instruction per dy row per channel block per image
 // (cost_model_dilation.cc); 0 for every other kernel.
 double DilationHeadTime(const Kernel& kernel, std::string_view cube_op, double cores,
-                          const target::Target& target);
+                        const target::Target& target);
 
 // A kernel placed on the AI CPU: its arithmetic at AI CPU speed plus the task (launch + sync) cost.
 KernelCost AiCpuCost(const Kernel& kernel, double ops_per_element, const target::Target& target);

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "cost_model_internal.h"
-#include "cost_model_move_loop.h"
 
 namespace npugap::analysis::perf::internal {
 

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 
-#include "cost_model_dropout.h"
 #include "cost_model_internal.h"
 
 namespace npugap::analysis::perf::internal {
@@ -131,7 +130,8 @@ double VectorKernelTime(const Kernel& kernel, const Operand& big, const VectorOp
   TilePlan plan = PlanTiles(kernel, big, ops, dtype, cores, target);
   // TBE's matmul UB fusion computes the epilogue per L0C tile (mmad_schedule.py: every fused
   // tensor `compute_at` the UB-chunk axis inside the tile loop), one instruction per op a chunk.
-  if (l0c_tiles && l0c_tiles->tile > 0 && plan.slices == 0 && !plan.per_channel && plan.tile > l0c_tiles->tile)
+  if (l0c_tiles && l0c_tiles->tile > 0 && plan.slices == 0 && !plan.per_channel &&
+      plan.tile > l0c_tiles->tile)
     plan.tile = l0c_tiles->tile, plan.tiles = l0c_tiles->tiles;
   // One instruction covers at most 255 repeats of the vector width.
   const double per_instruction =

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "../../../src/analysis/perf/cost_model_dropout.h"
 #include "../../../src/analysis/perf/cost_model_internal.h"
 #include "ascend910_profile.h"
 #include "npugap/analysis/perf/kernel.h"

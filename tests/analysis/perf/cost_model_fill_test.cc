@@ -9,7 +9,6 @@
 #include <string>
 
 #include "../../../src/analysis/perf/cost_model_internal.h"
-#include "../../../src/analysis/perf/cost_model_move_loop.h"
 #include "ascend910_profile.h"
 #include "npugap/analysis/perf/kernel.h"
 
