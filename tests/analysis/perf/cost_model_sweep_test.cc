@@ -287,5 +287,25 @@ TEST(PerfCostModelSweep, OddSizesAreSane) {
   EXPECT_GT(checked, 1000);
 }
 
+// Found by running the lowering on EfficientNet-B0 and MobileNetV3 at batch 1: the weight gradient
+// of a squeeze-excitation 1x1 convolution has x and dy of one image and one pixel, which the
+// feature-map test read as per-channel tensors, so the kernel was not costed (predicted 0). It
+// costs what the same kernel at batch 2 does, within the one extra pixel row's work.
+TEST(PerfCostModelSweep, WeightGradientOfOnePixelOneImageIsCosted) {
+  const auto& t = Ascend910();
+  const auto dw = [](int n) {
+    const std::string x = "NC1HWC0:float16:" + std::to_string(n) + "x36x1x1x16";
+    const std::string dy = "NC1HWC0:float16:" + std::to_string(n) + "x9x1x1x16";
+    return K("Conv2DBackpropFilter", 11, {x, dy}, {"FracZ:float16:9x36x16x16"});
+  };
+  const KernelCost one = PredictKernel(dw(1), t);
+  const KernelCost two = PredictKernel(dw(2), t);
+  ASSERT_TRUE(one.known) << one.note;
+  ASSERT_TRUE(two.known) << two.note;
+  EXPECT_GT(one.time_us, 0);
+  EXPECT_LE(one.time_us, two.time_us);
+  EXPECT_GT(one.time_us, 0.9 * two.time_us);
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
