@@ -166,9 +166,9 @@ double Elements(const Operand& op) {
 double Bytes(const Operand& op) {
   const std::string& dt = op.dtype;
   const double item = dt == "float32" || dt == "int32" || dt == "uint32" ? 4
-                      : dt == "int8" || dt == "uint8" || dt == "bool"   ? 1
-                      : dt == "int64" || dt == "uint64"                 ? 8
-                                                                        : 2;
+                      : dt == "int8" || dt == "uint8" || dt == "bool"    ? 1
+                      : dt == "int64" || dt == "uint64"                  ? 8
+                                                                         : 2;
   return Elements(op) * item;
 }
 
@@ -244,8 +244,8 @@ TEST(PerfCostModelSweep, MonotoneInWorkAtEveryBlockDim) {
           previous = 0;
           continue;
         }
-        EXPECT_GE(time, 0.97 * previous) << "x" << f << ": " << time << " us after " << previous
-                                         << " us\n  " << Describe(k) << "\n  was " << previous_text;
+        EXPECT_GE(time, 0.97 * previous) << "x" << f << ": " << time << " us after " << previous << " us\n  "
+                                         << Describe(k) << "\n  was " << previous_text;
         previous = time;
         previous_text = Describe(k);
         ++checked;
@@ -305,6 +305,27 @@ TEST(PerfCostModelSweep, WeightGradientOfOnePixelOneImageIsCosted) {
   EXPECT_GT(one.time_us, 0);
   EXPECT_LE(one.time_us, two.time_us);
   EXPECT_GT(one.time_us, 0.9 * two.time_us);
+}
+
+// Found by running the lowering on ConvNeXt and Swin: a mean over NCHW's H and W was costed as
+// seven 7-element rows per channel (6x the time of one 49-element row). TBE's reduce_*_d merges
+// adjacent reduced axes and adjacent kept axes first (shape_refine, simplify_axis_shape), so the
+// split shapes cost what the merged ones do, whether the output keeps its 1s or drops axes.
+TEST(PerfCostModelSweep, AdjacentReduceAxesAreMerged) {
+  const auto& t = Ascend910();
+  const auto time = [&](const std::string& type, const std::string& x, const std::string& y) {
+    const KernelCost c = PredictKernel(K(type, 32, {x}, {y}), t);
+    EXPECT_TRUE(c.known) << c.note;
+    return c.time_us;
+  };
+  const double split = time("ReduceMean", "ND:float32:64x768x7x7", "ND:float32:64x768x1x1");
+  const double merged = time("ReduceMean", "ND:float32:64x768x49", "ND:float32:64x768");
+  EXPECT_DOUBLE_EQ(split, merged);
+  EXPECT_DOUBLE_EQ(time("ReduceSum", "ND:float16:64x768x7x7", "ND:float16:768x1x1"),
+                   time("ReduceSum", "ND:float16:64x768x49", "ND:float16:768"));
+  // A reduction whose axes do not merge is costed as recorded.
+  EXPECT_DOUBLE_EQ(time("ReduceSum", "ND:float16:128x128x768", "ND:float16:128x768"),
+                   time("ReduceSum", "ND:float16:128x128x768", "ND:float16:128x1x768"));
 }
 
 }  // namespace
