@@ -523,8 +523,9 @@ class Backward {
           Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, name);
         for (const OpTensor& p : weights) Update(p, name);
         for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, w}, name);
-      } else {
-        for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, a}, name);
+      } else if (acts.size() == 2) {  // dA = dY B^T, dB = A^T dY: each takes the other operand
+        Contribute(acts[0], mm, Category::kCube, bw, {dy, acts[1]}, name);
+        Contribute(acts[1], mm, Category::kCube, bw, {acts[0], dy}, name);
       }
       return;
     }
