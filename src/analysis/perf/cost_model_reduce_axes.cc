@@ -1,9 +1,10 @@
-// The shape an axis reduction (ReduceSum / ReduceMean / ReduceMax and their D forms) is built on.
-// TBE's reduce_*_d entry points, outside the 5HD reduce, refine the shape and merge each run of
+// The shape an axis reduction (ReduceMean / ReduceMax and their D forms) is built on. TBE's
+// reduce_mean_d and reduce_max_d, outside the 5HD reduce, refine the shape and merge each run of
 // adjacent reduced axes and each run of adjacent kept axes before building the kernel
 // (`shape_refine` then `simplify_axis_shape`: [2, 3, 4, 5, 6] over axes [0, 1, 4] becomes
 // [6, 20, 6] over axes [0, 2]). So NCHW's mean over H and W is one 49-element row per channel,
 // not seven 7-element rows, and the model's rows, tiles and heads must see the merged shape.
+// The 2020 DDK's reduce_sum_d builds its placeholder on the shape as given: ReduceSum is left so.
 #include <algorithm>
 
 #include "cost_model_internal.h"
@@ -37,7 +38,8 @@ std::optional<std::vector<bool>> ReducedAxes(const std::vector<int64_t>& in,
 }  // namespace
 
 std::optional<Kernel> WithMergedReduceAxes(const Kernel& kernel) {
-  if (!IsAxisReduction(kernel.op_type) || kernel.inputs.empty() || kernel.outputs.empty())
+  if (!IsAxisReduction(kernel.op_type) || kernel.op_type.rfind("ReduceSum", 0) == 0 ||
+      kernel.inputs.empty() || kernel.outputs.empty())
     return std::nullopt;
   const Operand& x = kernel.inputs[0];
   const Operand& y = kernel.outputs[0];
