@@ -143,6 +143,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
   if (!registered) registered = WithConvolutionDtypes(recorded, target);
   if (auto reread = WithMidOutputReadBack(registered ? *registered : recorded))
     registered = std::move(reread);
+  if (auto merged = WithMergedReduceAxes(registered ? *registered : recorded)) registered = std::move(merged);
   const Kernel& kernel = registered ? *registered : recorded;
   const auto parts = PartsOf(kernel.op_type);
   std::optional<std::string_view> cube_part;

@@ -104,14 +104,26 @@ void SetLoad3d(CubeShape& s, CubeShape::Load3d where, const Operand& w, const Op
   s.load3d_row_switches = Load3dRowSwitches(rows.shape[3]);
 }
 
+// Whether an input of a weight gradient can be its x or dy. Conv2DBackpropFilter takes nothing
+// else (TBE's conv2d_backprop_filter_d(x, out_backprop, y, ...)), so a one-image 1x1 map counts:
+// the squeeze-excitation convolutions at batch 1, which the kernel's load3d accepts ("load3d
+// support h,w is 1" where the padded map equals the kernel). FusedDbnDw also takes per-channel
+// [1, C1, 1, 1, C0] tensors, which only the feature-map test tells apart from x and dy.
+bool IsWeightGradientMap(std::string_view op, const Operand& in) {
+  if (op == "Conv2DBackpropFilter") return in.format == "NC1HWC0" && in.shape.size() == 5;
+  return IsFeatureMap(in);
+}
+
 // x and dy of a weight gradient dW = x^T dy (FracZ [Cin1 x kh x kw, Cout1, 16, 16]): dy has
 // Cout1 channel blocks, x a count that divides dW's rows and at least dy's height. The input order
 // differs between kernels (Conv2DBackpropFilter lists dy first, FusedDbnDw x first).
-std::optional<std::pair<const Operand*, const Operand*>> FilterGradientPair(const Kernel& k,
+std::optional<std::pair<const Operand*, const Operand*>> FilterGradientPair(std::string_view op,
+                                                                            const Kernel& k,
                                                                             const Operand& dw) {
   for (const Operand& x : k.inputs) {
     for (const Operand& dy : k.inputs) {
-      if (&x == &dy || !IsFeatureMap(x) || !IsFeatureMap(dy) || x.shape[1] <= 0) continue;
+      if (&x == &dy || !IsWeightGradientMap(op, x) || !IsWeightGradientMap(op, dy) || x.shape[1] <= 0)
+        continue;
       if (dy.shape[1] == dw.shape[1] && dw.shape[0] % x.shape[1] == 0 && x.shape[2] >= dy.shape[2])
         return std::pair{&x, &dy};
     }
@@ -181,7 +193,7 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
     // k runs over dy's pixels and B is the im2col of x, unfolded on chip (load3d L1 -> L0B). The
     // pair is found by its channel blocks: FusedDbnDw also takes the BN input (as large as dy) and
     // five per-channel [1, C1, 1, 1, C0] tensors, which are neither.
-    if (const auto pair = FilterGradientPair(k, *dw)) {
+    if (const auto pair = FilterGradientPair(op, k, *dw)) {
       s.k = Pixels(*pair->second);
       s.b_expand = Expansion(s.n * s.k, *pair->first);
       SetLoad3d(s, CubeShape::Load3d::kB, *dw, *pair->first, *pair->second, *pair->second);
@@ -189,7 +201,7 @@ Expected<CubeShape> ConvShape(std::string_view op, const Kernel& k) {
       int64_t pixels = 0;
       const Operand* x = nullptr;
       for (const Operand& in : k.inputs) {
-        if (!IsFeatureMap(in)) continue;
+        if (!IsWeightGradientMap(op, in)) continue;
         pixels = pixels == 0 ? Pixels(in) : std::min(pixels, Pixels(in));
         if (!x || Elements(in) > Elements(*x)) x = &in;
       }

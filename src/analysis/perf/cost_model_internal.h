@@ -100,6 +100,11 @@ std::optional<Kernel> WithRegisteredDtypes(const Kernel& kernel);
 // TBE's atomic reduce schedule: SquareSumV2's square) listed as an input too; nullopt for other
 // kernels (cost_model_mid_outputs.cc).
 std::optional<Kernel> WithMidOutputReadBack(const Kernel& kernel);
+// An ND axis reduction with its adjacent reduced axes and adjacent kept axes merged, as TBE's
+// reduce_*_d builds it (cost_model_reduce_axes.cc); nullopt for other kernels or when nothing merges.
+std::optional<Kernel> WithMergedReduceAxes(const Kernel& kernel);
+// ReduceSum, ReduceMean, ReduceMax and their D forms (cost_model_vector.cc).
+bool IsAxisReduction(std::string_view op_type);
 // A convolution kernel (Conv2D, its gradients, Conv2DTranspose and their FusionOp_ forms) with
 // the dtypes its registrations allow (cost_model_conv_dtype.cc): float16 maps and weights in,
 // a float16 map or a float32 weight gradient out, BNTrainingReduce's sums float32, on a target

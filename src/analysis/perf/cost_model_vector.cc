@@ -374,11 +374,13 @@ bool ReducesInnermostAxis(const Kernel& k) {
 
 }  // namespace
 
+bool IsAxisReduction(std::string_view op_type) {
+  return std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
+}
+
 VectorOps VectorOpsFor(std::string_view op_type, const VectorRule& rule, const Kernel& kernel) {
   VectorOps ops = rule.ops;
-  const bool axis_reduction =
-      std::find(kAxisReductions.begin(), kAxisReductions.end(), op_type) != kAxisReductions.end();
-  if (axis_reduction && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
+  if (IsAxisReduction(op_type) && ReducesInnermostAxis(kernel)) std::swap(ops.simple, ops.reduce);
   if (const auto pool = ArgmaxPoolOpsPerElement(op_type, kernel)) ops.simple = *pool;
   if (const auto dropout = DropoutDoMaskOps(op_type, kernel)) ops = *dropout;
   return ops;

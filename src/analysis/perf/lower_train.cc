@@ -523,8 +523,12 @@ class Backward {
           Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, name);
         for (const OpTensor& p : weights) Update(p, name);
         for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, w}, name);
-      } else {
-        for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, a}, name);
+      } else {  // dA = dY B^T, dB = A^T dY: A and B (the first two) each take the other
+        for (size_t i = 0; i < acts.size(); ++i) {
+          std::vector<OpTensor> in = {dy, acts[i]};  // a fused epilogue's scale or mask
+          if (i < 2 && acts.size() > 1) in = {i == 0 ? dy : acts[0], i == 0 ? acts[1] : dy};
+          Contribute(acts[i], mm, Category::kCube, bw, std::move(in), name);
+        }
       }
       return;
     }

@@ -346,5 +346,31 @@ TEST(LowerTrainOpsTest, TrainingWithoutALossableOutputWarns) {
   EXPECT_FALSE(no_loss(Train(c)));
 }
 
+// A matmul of two activations (here relu(x) by a transposed weight, no longer marked as a weight)
+// differentiates as dA = dY B^T and dB = A^T dY, each with the other operand. Found by the gen13 sweep: dA
+// read A itself in B's place, so BERT's FFN input gradient at batch 64 x 512 multiplied by a [32768, 256]
+// matrix (8.6 ms, 4x per doubling of the batch).
+TEST(LowerTrainOpsTest, MatMulOfTwoActivationsTakesTheOtherOperandInEachGradient) {
+  ModelBuilder b(17);
+  b.Input("x", {4, 48, 64}).Output("y", {4, 48, 32});
+  b.FloatInitializer("w", {32, 64}, Fill(32 * 64));
+  b.Node("Transpose", {"w"}, {"wt"}, "wt");
+  SetInts(b, "perm", {1, 0});
+  b.Node("Relu", {"x"}, {"r"}, "relu");
+  b.Node("MatMul", {"r", "wt"}, {"y"}, "dense");
+  const Lowering l = Train(b);
+  int matmuls = 0;
+  for (const LoweredKernel& k : l.kernels) {
+    if (k.kernel.op_type.find("MatMul") == std::string::npos) continue;
+    ++matmuls;
+
+    // A and B (a fused epilogue's own inputs, ReluGradV2's mask, may have dA's shape)
+    for (size_t i = 0; i < 2 && i < k.kernel.inputs.size(); ++i)
+      EXPECT_NE(k.kernel.inputs[i].shape, k.kernel.outputs.at(0).shape)
+          << "a gradient reads its own operand: " << k.kernel.name;
+  }
+  EXPECT_GE(matmuls, 2);  // the forward and dA at least
+}
+
 }  // namespace
 }  // namespace npugap::analysis::perf
