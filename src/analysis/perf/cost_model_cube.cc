@@ -231,7 +231,9 @@ bool IsCubeOp(std::string_view t) {
 // through L0C, free once the tile has been copied to UB. So the epilogue runs beside the next
 // tile's MADs. Not claimed for a convolution: its schedules buffer L0C and UB as their tiling's
 // CL0_pbuffer / CUB_pbuffer say, not as this one does.
-bool EpilogueOverlapsCube(std::string_view cube_op) { return cube_op.find("MatMul") != std::string_view::npos; }
+bool EpilogueOverlapsCube(std::string_view cube_op) {
+  return cube_op.find("MatMul") != std::string_view::npos;
+}
 
 // The inputs past A and B of C's size at least, which the epilogue itself loads per tile; a bias,
 // a scalar or a broadcast mask is smaller than C.

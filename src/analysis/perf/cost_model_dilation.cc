@@ -25,7 +25,7 @@
 namespace npugap::analysis::perf::internal {
 
 double DilationHeadTime(const Kernel& kernel, std::string_view cube_op, double cores,
-                          const target::Target& target) {
+                        const target::Target& target) {
   if (cube_op != "Conv2DBackpropInput" && cube_op != "Conv2DTranspose") return 0;
   if (!target.kernel || target.kernel->vector_instruction_heads.empty() || cores <= 0) return 0;
   if (kernel.inputs.size() < 2 || kernel.outputs.empty()) return 0;

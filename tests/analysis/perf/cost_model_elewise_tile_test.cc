@@ -33,8 +33,8 @@ TEST(PerfElewiseTile, LambTileIsWholeRowsWithinTheLivenessCount) {
   EXPECT_EQ(wide->tile, 3072.0);
   EXPECT_EQ(wide->tiles, 26.0);
   // PlanTiles takes it, and other kernels keep the generic cap.
-  const internal::TilePlan plan =
-      internal::PlanTiles(rows_3072, rows_3072.inputs[0], {25, 5, 3, 0}, "float32", 768.0 * 3072 / (26.0 * 3072), t);
+  const internal::TilePlan plan = internal::PlanTiles(rows_3072, rows_3072.inputs[0], {25, 5, 3, 0},
+                                                      "float32", 768.0 * 3072 / (26.0 * 3072), t);
   EXPECT_EQ(plan.tiles, 26.0);
   EXPECT_FALSE(internal::ElewiseMultiTiles(K("Mul", 30, {"ND:float32:768x3072"}, {"ND:float32:768x3072"}),
                                            rows_3072.inputs[0], 4, 26.0 * 3072, t)
@@ -89,10 +89,10 @@ TEST(PerfElewiseTile, LambLoadWaitsWhenTheSecondInputSetDoesNotFit) {
   // the launch and the vector work is at least the load's bytes.
   const std::string s1 = "ND:float32:1x1";
   const std::string y = "ND:float32:3072x768";
-  const KernelCost c = PredictKernel(K("LambApplyOptimizerAssign", 30, {y, y, y, y, s1, s1, s1, s1, s1, s1, s1, s1},
-                                       {y, y, y}),
-                                     t);
-  const double load_bytes_us = 1e6 * 103.0 * 768 * 4 * 4 / (t.datapath->gm_to_ub.value * t.compute.clock.value);
+  const KernelCost c = PredictKernel(
+      K("LambApplyOptimizerAssign", 30, {y, y, y, y, s1, s1, s1, s1, s1, s1, s1, s1}, {y, y, y}), t);
+  const double load_bytes_us =
+      1e6 * 103.0 * 768 * 4 * 4 / (t.datapath->gm_to_ub.value * t.compute.clock.value);
   EXPECT_GT(c.time_us - c.overhead_us - c.vector_us, load_bytes_us);
 }
 
