@@ -293,7 +293,7 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
   c.divisors = s.divisor_tiling && HasDivisorSplit(s.batch, m16, n16, k16, s.split_k, n_cores);
   const int64_t m_l0 =
       target.kernel && target.kernel->static_matmul_m_l0 ? target.kernel->static_matmul_m_l0->value : 0;
-  const std::array<double, 32> key = {static_cast<double>(s.batch),
+  const std::array<double, 33> key = {static_cast<double>(s.batch),
                                       static_cast<double>(s.m),
                                       static_cast<double>(s.n),
                                       static_cast<double>(s.k),
@@ -324,8 +324,9 @@ CubeTimes CubeTime(const CubeShape& s, int cores, const target::Target& target) 
                                       static_cast<double>(s.images) * (s.batch_cores_only ? -1.0 : 1.0),
                                       c.divisors ? 1.0 : 0.0,
                                       static_cast<double>(m_l0),
-                                      (c.batch_matmul ? 1.0 : 0.0) + (c.l0c_preload ? 0.0 : 2.0)};
-  thread_local std::map<std::array<double, 32>, CubeTimes> cache;
+                                      c.batch_matmul ? 1.0 : 0.0,
+                                      c.l0c_preload ? 1.0 : 0.0};
+  thread_local std::map<std::array<double, 33>, CubeTimes> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   if (cache.size() > 4096) cache.clear();
 
