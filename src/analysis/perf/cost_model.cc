@@ -248,8 +248,10 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     // convolution (Conv2DBackpropFilter, FusedDbnDw) and before no matmul (session 15, mmfw6 /
     // mmw7 / lead, docs/fidelity.md).
     const auto after = std::find(parts.begin(), parts.end(), *cube_part) + 1;
-    shape->split_k =
-        shape->conv && std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
+    // A fused vector part that consumes C (a Mul does not count: it scales each partial sum alike).
+    const bool fused_vector_after =
+        !std::all_of(after, parts.end(), [](std::string_view p) { return p == "Mul"; });
+    shape->split_k = shape->conv && !fused_vector_after;
     // A convolution whose C feeds a fused vector part (BNTrainingReduce's sums, ReluGradV2, AddN)
     // drains each tile into that part's UB stage, which runs after the tile's MADs (below), so
     // the next tile's MADs are not credited against the drain either: the TBE convolution
@@ -257,7 +259,7 @@ KernelCost PredictKernel(const Kernel& recorded, const target::Target& target) {
     // double-buffer L0C under the tiling but never `preload` it. Kept for the other
     // convolutions (the weight gradient), which this was chosen from the records to leave
     // alone (docs/fidelity.md, session 16, rn13).
-    shape->l0c_preload = !(shape->conv && !shape->split_k);
+    shape->l0c_preload = !(shape->conv && fused_vector_after);
     const CubeTimes ct = CubeTime(*shape, cube_cores, target);
     cube = ct;
     c.cube_us = 1e6 * ct.compute;
