@@ -523,10 +523,11 @@ class Backward {
           Emit("BiasAddGrad", Category::kVector, bw, {dy}, {ParamGrad(weights[1])}, name);
         for (const OpTensor& p : weights) Update(p, name);
         for (const OpTensor& a : acts) Contribute(a, mm, Category::kCube, bw, {dy, w}, name);
-      } else {  // dA = dY B^T, dB = A^T dY: A and B (the first two) each take the other
+      } else {
         for (size_t i = 0; i < acts.size(); ++i) {
-          std::vector<OpTensor> in = {dy, acts[i]};  // a fused epilogue's scale or mask
-          if (i < 2 && acts.size() > 1) in = {i == 0 ? dy : acts[0], i == 0 ? acts[1] : dy};
+          std::vector<OpTensor> in = {dy, acts[i]};           // a lone A, or an epilogue's scale / mask
+          if (acts.size() > 1 && i == 0) in = {dy, acts[1]};  // dA = dY B^T
+          if (acts.size() > 1 && i == 1) in = {acts[0], dy};  // dB = A^T dY
           Contribute(acts[i], mm, Category::kCube, bw, std::move(in), name);
         }
       }
