@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "npugap/analysis/perf/calibration.h"
-#include "npugap/analysis/perf/kernel_csv.h"
+#include "npugap/analysis/perf/calibrate/calibration.h"
+#include "npugap/analysis/perf/calibrate/kernel_csv.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "npugap/analysis/perf/iteration.h"
-#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower/lower.h"
 #include "resnet_chain.h"
 
 namespace {

@@ -9,7 +9,7 @@ import csv
 KEY_COLUMNS = ("op_type", "block_dim", "inputs", "outputs", "time_us")
 
 # `--dtype-labels typeid-shifted`: the calibration files' labels are one MindSpore TypeId early
-# (src/analysis/perf/dtype_labels.cc has the evidence and the same table); each label is read as
+# (src/analysis/perf/cost/dtype_labels.cc has the evidence and the same table); each label is read as
 # the type after it. Labels with no sized successor have no reading.
 DTYPE_LABEL_READINGS = ("as-written", "typeid-shifted")
 TYPEID_SHIFT = {"number_type_begin": "bool", "int8": "int16", "int16": "int32", "int32": "int64",

@@ -9,7 +9,7 @@
 
 #include "cli/common.h"
 #include "npugap/analysis/perf/iteration.h"
-#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower/lower.h"
 #include "npugap/comm/data_parallel.h"
 #include "npugap/comm/faults.h"
 #include "npugap/comm/moe.h"

@@ -8,9 +8,9 @@
 
 #include "cli/common.h"
 #include "cli/perf_model_command.h"
-#include "npugap/analysis/perf/calibration.h"
-#include "npugap/analysis/perf/dtype_labels.h"
-#include "npugap/analysis/perf/kernel_csv.h"
+#include "npugap/analysis/perf/calibrate/calibration.h"
+#include "npugap/analysis/perf/cost/dtype_labels.h"
+#include "npugap/analysis/perf/calibrate/kernel_csv.h"
 #include "npugap/onnx/io_files.h"
 
 namespace npugap::cli {

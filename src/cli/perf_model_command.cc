@@ -12,8 +12,8 @@
 
 #include "npugap/analysis/perf/iteration.h"
 #include "npugap/analysis/perf/kernel.h"
-#include "npugap/analysis/perf/lower.h"
-#include "npugap/analysis/perf/lower_csv.h"
+#include "npugap/analysis/perf/lower/lower.h"
+#include "npugap/analysis/perf/lower/lower_csv.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/onnx/io_files.h"
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyze_internal.h"
-#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower/lower.h"
 
 namespace npugap::report::internal {
 namespace {

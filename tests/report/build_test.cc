@@ -7,7 +7,7 @@
 #include "npugap/analysis/compat/compat.h"
 #include "npugap/analysis/memory/shapes.h"
 #include "npugap/analysis/perf/iteration.h"
-#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower/lower.h"
 #include "npugap/analysis/precision/compare.h"
 #include "npugap/analysis/precision/plan.h"
 #include "npugap/comm/simulate.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "npugap/analysis/perf/kernel.h"
-#include "npugap/analysis/perf/lower.h"
+#include "npugap/analysis/perf/lower/lower.h"
 #include "npugap/base/status.h"
 #include "npugap/comm/cluster.h"
 #include "npugap/target/target.h"
