@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../onnx/model_builder.h"
+#include "../../../onnx/model_builder.h"
 #include "npugap/analysis/memory/shapes.h"
 #include "npugap/analysis/perf/lower/lower.h"
 #include "npugap/onnx/import.h"
