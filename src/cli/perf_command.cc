@@ -1,7 +1,10 @@
 // `npugap perf`: performance prediction. This file holds the `--kernels FILE.csv` mode (issue 5,
-// item 3): the per-kernel cost model checked against measured kernel records. The `perf MODEL`
+// item 3): the per-kernel cost model checked against measured kernel records, read from a
+// calibration CSV, an msprof op_summary or a torch_npu kernel_details file (kernel_profile_reader.h,
+// told apart by the header). The `perf MODEL`
 // mode (lowering + iteration model) is registered on the same subcommand by its own section.
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,8 +12,8 @@
 #include "cli/common.h"
 #include "cli/perf_model_command.h"
 #include "npugap/analysis/perf/calibrate/calibration.h"
+#include "npugap/analysis/perf/calibrate/kernel_profile_reader.h"
 #include "npugap/analysis/perf/cost/dtype_labels.h"
-#include "npugap/analysis/perf/calibrate/kernel_csv.h"
 #include "npugap/onnx/io_files.h"
 
 namespace npugap::cli {
@@ -20,11 +23,12 @@ namespace perf = analysis::perf;
 
 struct PerfOptions {
   TargetOptions target;
-  std::string kernels;                      // --kernels FILE.csv
-  std::string out;                          // --out predictions.csv
-  // --dtype-labels (dtype_labels.h). The calibration format's labels are MindSpore profiler names,
-  // one TypeId early (docs/perf.md, "Dtype labels"), so records are read shifted unless told.
-  std::string dtype_labels = "typeid-shifted";
+  std::string kernels;  // --kernels FILE.csv
+  std::string out;      // --out predictions.csv
+  // --dtype-labels (dtype_labels.h). Unless given, the reading the file's format needs
+  // (DefaultDtypeLabels): the calibration format's labels are MindSpore profiler names, one TypeId
+  // early (docs/perf.md, "Dtype labels"); msprof and torch_npu print true dtypes.
+  std::string dtype_labels;
   bool dtype_labels_given = false;
   bool json = false;
   PerfModelOptions model_mode;  // `perf MODEL ...` (perf_model_command.cc)
@@ -33,6 +37,7 @@ struct PerfOptions {
 // ---- --kernels mode ---------------------------------------------------------------------------
 
 std::string PredictionsCsv(const perf::KernelTable& table, const perf::CalibrationReport& rep) {
+  // Profiler files come out in the calibration format (kernel_profile_reader.h), one row per kernel.
   std::string out = table.header + ",predicted_us\n";
   for (size_t i = 0; i < table.records.size(); ++i) {
     const auto& c = rep.predictions[i];
@@ -41,13 +46,18 @@ std::string PredictionsCsv(const perf::KernelTable& table, const perf::Calibrati
   return out;
 }
 
-nlohmann::json ReportJson(const std::string& file, const std::string& dtype_labels, const target::Target& t,
-                          const perf::CalibrationReport& rep, size_t records) {
+nlohmann::json ReportJson(const std::string& file, const perf::KernelProfile& profile,
+                          const target::Target& t, const perf::CalibrationReport& rep) {
   nlohmann::json j;
   j["kernels_file"] = file;
+  j["format"] = perf::ProfileFormatName(profile.format);
   j["target"] = t.name;
-  j["dtype_labels"] = dtype_labels;
-  j["records"] = records;
+  j["dtype_labels"] = perf::DtypeLabelsName(profile.dtype_labels);
+  j["rows"] = profile.rows;
+  j["records"] = profile.table.records.size();
+  j["merged_launches"] = profile.merged_launches;
+  auto& skipped = j["skipped"] = nlohmann::json::array();
+  for (const auto& [why, n] : profile.skipped) skipped.push_back({{"reason", why}, {"rows", n}});
   j["measured_us"] = rep.measured_us;
   j["predicted_us"] = rep.predicted_us;
   j["sum_error_pct"] = 100 * rep.sum_error;
@@ -72,10 +82,26 @@ nlohmann::json ReportJson(const std::string& file, const std::string& dtype_labe
   return j;
 }
 
-void PrintReport(const std::string& file, const std::string& dtype_labels, const target::Target& t,
-                 const perf::CalibrationReport& rep, size_t records) {
-  std::cout << fmt::format("kernels    {} ({} records) on {}{}\n", file, records, t.name,
-                           dtype_labels == "as-written" ? "" : ", dtype labels read " + dtype_labels);
+void PrintReport(const std::string& file, const perf::KernelProfile& profile, const target::Target& t,
+                 const perf::CalibrationReport& rep) {
+  const size_t records = profile.table.records.size();
+  const std::string labels(perf::DtypeLabelsName(profile.dtype_labels));
+  const bool calibration = profile.format == perf::ProfileFormat::kCalibrationCsv;
+  std::cout << fmt::format(
+      "kernels    {} ({}{} records{}) on {}{}\n", file,
+      calibration ? "" : fmt::format("{}: {} rows, ", perf::ProfileFormatName(profile.format), profile.rows),
+      records,
+      profile.merged_launches ? fmt::format(", {} repeated launches merged", profile.merged_launches) : "",
+      t.name, profile.dtype_labels == perf::DtypeLabels::kAsWritten ? "" : ", dtype labels read " + labels);
+  if (!profile.skipped.empty()) {
+    int rows = 0;
+    std::string why;
+    for (const auto& [reason, n] : profile.skipped) {
+      rows += n;
+      why += fmt::format("{}{} ({})", why.empty() ? "" : ", ", reason, n);
+    }
+    std::cout << fmt::format("skipped    {} rows that are no AI Core / AI CPU kernel: {}\n", rows, why);
+  }
   std::cout << fmt::format("{:<46} {:>5} {:>11} {:>11} {:>7} {:>8} {:>8}\n", "op type", "n", "measured_us",
                            "predicted", "share", "mape", "w.mape");
   for (const auto& e : rep.op_types) {
@@ -104,21 +130,24 @@ int RunKernelsMode(const PerfOptions& o) {
   auto target = LoadTargetWithOptions(o.target);
   if (!target.ok()) return ReportError(target.status());
   for (const auto& w : target->warnings) std::cerr << "npugap: warning: " << w << "\n";
-  auto reading = perf::ParseDtypeLabels(o.dtype_labels);
-  if (!reading.ok()) return ReportError(reading.status());
-  auto table = perf::ReadKernelCsv(o.kernels);
-  if (!table.ok()) return ReportError(table.status());
-  if (auto s = perf::ApplyDtypeLabels(*table, *reading, o.kernels); !s.ok()) return ReportError(s);
-  const perf::CalibrationReport rep = perf::Calibrate(table->records, *target);
+  std::optional<perf::DtypeLabels> reading;  // unless given, the one the file's format needs
+  if (o.dtype_labels_given) {
+    auto given = perf::ParseDtypeLabels(o.dtype_labels);
+    if (!given.ok()) return ReportError(given.status());
+    reading = *given;
+  }
+  auto profile = perf::ReadKernelProfile(o.kernels, reading);
+  if (!profile.ok()) return ReportError(profile.status());
+  const perf::CalibrationReport rep = perf::Calibrate(profile->table.records, *target);
   if (!o.out.empty()) {
-    if (auto s = onnx_import::WriteFileAtomically(o.out, PredictionsCsv(*table, rep)); !s.ok()) {
+    if (auto s = onnx_import::WriteFileAtomically(o.out, PredictionsCsv(profile->table, rep)); !s.ok()) {
       return ReportError(s);
     }
   }
   if (o.json) {
-    std::cout << ReportJson(o.kernels, o.dtype_labels, *target, rep, table->records.size()).dump(2) << "\n";
+    std::cout << ReportJson(o.kernels, *profile, *target, rep).dump(2) << "\n";
   } else {
-    PrintReport(o.kernels, o.dtype_labels, *target, rep, table->records.size());
+    PrintReport(o.kernels, *profile, *target, rep);
   }
   return kExitOk;
 }
@@ -159,13 +188,16 @@ Command AddPerfCommand(CLI::App& app) {
       "performance: predicted iteration time of MODEL, or the per-kernel cost model on kernel records");
   AddTargetOption(*cmd, options->target);
   AddPerfModelOptions(*cmd, options->model_mode);
-  cmd->add_option("--kernels", options->kernels,
-                  "kernel records (CSV: op_type, block_dim, inputs, outputs, time_us) to predict");
+  cmd->add_option(
+      "--kernels", options->kernels,
+      "measured kernels to predict: a calibration CSV (op_type, block_dim, inputs, outputs, "
+      "time_us), an msprof op_summary_*.csv or a torch_npu kernel_details.csv (told by the header)");
   cmd->add_option("--out", options->out, "write the records with a predicted_us column to this CSV");
   cmd->add_option("--dtype-labels", options->dtype_labels,
-                  "how --kernels reads dtype labels: typeid-shifted (default: MindSpore profiler files "
-                  "such as the calibration set, each label the TypeId before the real one) | "
-                  "as-written (true dtypes, e.g. npugap's own --kernels-out)");
+                  "how --kernels reads dtype labels (default: as the file's format needs): typeid-shifted "
+                  "(the default for the calibration CSV: MindSpore profiler files such as the calibration "
+                  "set, each label the TypeId before the real one) | as-written (the default for msprof and "
+                  "torch_npu files; true dtypes, e.g. npugap's own --kernels-out)");
   cmd->add_flag("--json", options->json, "JSON output");
   return {cmd, [options, cmd] {
             options->model_mode.batch_given = cmd->get_option("--batch")->count() > 0;

@@ -7,18 +7,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+
+#include "kernel_reader_csv.h"
+#include "kernel_reader_spellings.h"
 
 namespace npugap::analysis::perf {
 namespace {
-
-// Device formats of CANN's Format enum (ascend-facts §2.2) and the CSV's short name FracZ.
-constexpr std::array<std::string_view, 22> kFormats = {
-    "ND",           "NCHW",         "NHWC", "NC1HWC0", "FracZ",           "FRACTAL_Z",   "FRACTAL_NZ",
-    "NDC1HWC0",     "FRACTAL_Z_3D", "HWCN", "NCDHW",   "NDHWC",           "NC1HWC0_C04", "C1HWNCoC0",
-    "FRACTAL_ZZ",   "NC",           "NCL",  "CHWN",    "FRACTAL_ZN_LSTM", "DHWCN",       "FRACTAL_Z_C04",
-    "DefaultFormat"};
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -32,6 +26,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   return out;
 }
 
+}  // namespace
+
 bool IsIdentifier(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -40,11 +36,12 @@ bool IsIdentifier(std::string_view s) {
   return true;
 }
 
-}  // namespace
-
 std::string FormatOperand(const Operand& operand) {
   std::string dims;
-  for (int64_t d : operand.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  for (int64_t d : operand.shape) {
+    if (!dims.empty()) dims += 'x';
+    dims += std::to_string(d);
+  }
   return operand.format + ":" + operand.dtype + ":" + dims;
 }
 
@@ -55,33 +52,15 @@ Expected<Operand> ParseOperand(std::string_view text) {
   }
   Operand op;
   op.format = std::string(parts[0]);
-  bool known = false;
-  for (std::string_view f : kFormats) known = known || f == parts[0];
-  if (!known)
+  if (!IsDeviceFormat(parts[0]))
     return Status::InvalidArgument(fmt::format("operand '{}': unknown format '{}'", text, parts[0]));
   if (!IsIdentifier(parts[1])) {
     return Status::InvalidArgument(fmt::format("operand '{}': bad dtype '{}'", text, parts[1]));
   }
   op.dtype = std::string(parts[1]);
-  // Sizes are summed in bytes as int64: a shape whose non-zero dims multiply past 2^48 elements
-  // (far beyond any device memory) would overflow them into negative times.
-  constexpr int64_t kMaxElements = int64_t{1} << 48;
-  int64_t elements = 1;
-  if (!parts[2].empty()) {
-    for (std::string_view d : Split(parts[2], 'x')) {
-      int64_t v = -1;
-      const auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
-      if (d.empty() || ec != std::errc() || end != d.data() + d.size() || v < 0) {
-        return Status::InvalidArgument(fmt::format("operand '{}': unparseable dim '{}' in shape", text, d));
-      }
-      if (v > 0 && elements > kMaxElements / v) {
-        return Status::InvalidArgument(
-            fmt::format("operand '{}': shape has more than 2^48 elements (dim '{}')", text, d));
-      }
-      if (v > 0) elements *= v;
-      op.shape.push_back(v);
-    }
-  }
+  auto dims = ParseDims(parts[2], 'x');
+  if (!dims.ok()) return dims.status().WithContext(fmt::format("operand '{}'", text));
+  op.shape = std::move(*dims);
   return op;
 }
 
@@ -91,26 +70,21 @@ Expected<KernelTable> ParseKernelCsv(std::string_view text, const std::string& o
                                                          "time_us"};
   std::array<int, 5> col{-1, -1, -1, -1, -1};
   size_t header_fields = 0;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) {
-      if (pos > text.size()) break;
-      continue;
+  std::vector<CsvField> csv;
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.Next(line)) {
+    const int line_no = lines.number();
+    if (Status split = SplitCsvLine(line, csv); !split.ok()) {
+      return split.WithContext(fmt::format("{}:{}", origin, line_no));
     }
-    const auto fields = Split(line, ',');
+    const auto& fields = csv;
     if (table.header.empty()) {
       table.header = std::string(line);
       header_fields = fields.size();
       for (size_t i = 0; i < fields.size(); ++i) {
         for (size_t r = 0; r < kRequired.size(); ++r) {
-          if (fields[i] == kRequired[r]) col[r] = static_cast<int>(i);
+          if (fields[i].text == kRequired[r]) col[r] = static_cast<int>(i);
         }
       }
       for (size_t r = 0; r < kRequired.size(); ++r) {
@@ -133,18 +107,18 @@ Expected<KernelTable> ParseKernelCsv(std::string_view text, const std::string& o
     KernelRecord rec;
     rec.line = line_no;
     rec.text = std::string(line);
-    rec.kernel.op_type = std::string(fields[col[0]]);
+    rec.kernel.op_type = CsvValue(fields[col[0]]);
     rec.kernel.name = fmt::format("{}#{}", rec.kernel.op_type, line_no);
     if (!IsIdentifier(rec.kernel.op_type)) {
       return Status::InvalidArgument(fmt::format("{}: bad op type '{}'", where(0), rec.kernel.op_type));
     }
-    const std::string_view bd = fields[col[1]];
+    const std::string_view bd = fields[col[1]].text;
     const auto [bend, bec] = std::from_chars(bd.data(), bd.data() + bd.size(), rec.kernel.block_dim);
     if (bd.empty() || bec != std::errc() || bend != bd.data() + bd.size() || rec.kernel.block_dim < 0) {
       return Status::InvalidArgument(fmt::format("{}: '{}' is not a non-negative integer", where(1), bd));
     }
     for (size_t r : {size_t{2}, size_t{3}}) {
-      const std::string_view list = fields[col[r]];
+      const std::string list = CsvValue(fields[col[r]]);
       if (list.empty()) continue;  // a kernel without outputs (AtomicAddrClean)
       auto& dst = r == 2 ? rec.kernel.inputs : rec.kernel.outputs;
       for (std::string_view item : Split(list, ';')) {
@@ -153,7 +127,7 @@ Expected<KernelTable> ParseKernelCsv(std::string_view text, const std::string& o
         dst.push_back(std::move(*op));
       }
     }
-    const std::string tv(fields[col[4]]);
+    const std::string tv = CsvValue(fields[col[4]]);
     char* end = nullptr;
     rec.time_us = std::strtod(tv.c_str(), &end);
     if (tv.empty() || *end != '\0' || !std::isfinite(rec.time_us)) {
@@ -169,11 +143,9 @@ Expected<KernelTable> ParseKernelCsv(std::string_view text, const std::string& o
 }
 
 Expected<KernelTable> ReadKernelCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(fmt::format("{}: cannot open", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseKernelCsv(ss.str(), path);
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseKernelCsv(*text, path);
 }
 
 }  // namespace npugap::analysis::perf

@@ -1,7 +1,9 @@
 // Kernel records in the calibration CSV format (shared/calibration/ascend910/*.csv): a header row
 // naming at least op_type, block_dim, inputs, outputs, time_us (any order, extra columns kept),
 // then one kernel per line; operands `FORMAT:dtype:d0xd1x...` separated by `;` (an empty shape is
-// a scalar). No quoting: the format has no commas inside fields.
+// a scalar). Fields may be quoted as RFC 4180 has it, within one line (the calibration files never
+// are; `perf --out` quotes a kernel name that holds a comma). Profiler output (msprof op_summary,
+// torch_npu kernel_details) is read by ReadKernelProfile (kernel_profile_reader.h).
 #pragma once
 
 #include <string>
@@ -15,8 +17,9 @@ namespace npugap::analysis::perf {
 
 struct KernelRecord {
   Kernel kernel;
-  double time_us = 0;  // measured
-  int line = 0;        // 1-based line in the file
+  double time_us = 0;  // measured; the mean over `launches`
+  int launches = 1;    // profiler rows of this kernel that the record stands for (kernel_profile_reader.h)
+  int line = 0;        // 1-based line in the file (of the first row, for several launches)
   std::string text;    // the row as read, for writing it back with a prediction
 };
 
